@@ -1,0 +1,119 @@
+"""The ``gen09`` command line. Exit codes: 0 success, 1 nothing usable, 2 bad input or
+usage, 3 an environment or tool failure."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from gen09_core.errors import BadInput, Gen09Error
+
+
+class Gen09Group(click.Group):
+    """A group that turns ``Gen09Error`` into one message on stderr and its exit code."""
+
+    def invoke(self, ctx):
+        """Run the command; map gen09 errors to exit codes without a traceback."""
+        try:
+            return super().invoke(ctx)
+        except Gen09Error as exc:
+            click.echo(f"gen09: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+
+
+@click.group(cls=Gen09Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="gen09")
+def main():
+    """gen09: turn proposed code changes into safe repository bytes.
+
+    Every candidate edit is applied in memory to the same snapshot, parsed, hard-linted and
+    deduplicated; each refusal comes with its stage and a stable reason code. The
+    repository is never modified unless you ask for it with --write.
+    """
+
+
+@main.command("apply")
+@click.argument("candidates", metavar="CANDIDATES.json")
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=".",
+              show_default=True, help="Repository the edits apply to.")
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON report (contract v1).")
+@click.option("--write", "write_id", metavar="ID",
+              help="Write this valid candidate to the repository (atomic, rolled back on failure).")
+@click.option("--hard-lint", default=",".join(("F821", "F401")), show_default=True,
+              help="Comma-separated lint codes that reject a candidate when it introduces them "
+                   "('' disables hard lint).")
+def apply_command(candidates, repo, as_json, write_id, hard_lint):
+    """Apply, gate and deduplicate the candidates in CANDIDATES.json ('-' for stdin).
+
+    Exit status: 0 when at least one candidate is valid (and written, with --write);
+    1 when none is; 2 for bad input; 3 when a tool or the disk fails.
+    """
+    from gen09_core.candidates import load
+    from gen09_core.pipeline import report_json, run_batch
+
+    batch = load(candidates)
+    codes = tuple(c.strip() for c in hard_lint.split(",") if c.strip())
+    if write_id is not None and write_id not in {c.id for c in batch.candidates}:
+        raise BadInput(f"--write {write_id}: no candidate has that id")
+    report = run_batch(batch, repo, hard_lint=codes)
+    if as_json:
+        click.echo(json.dumps(report_json(report, repo), indent=2))
+    else:
+        _print_table(report)
+    summary = report.summary()
+    if write_id is not None:
+        outcome = report.by_id(write_id)
+        if outcome.status != "valid":
+            why = outcome.rejection.detail if outcome.rejection else f"duplicate of {outcome.duplicate_of}"
+            click.echo(f"gen09: not written: {write_id} is {outcome.status} ({why})", err=True)
+            sys.exit(1)
+        from gen09_core.repo import write_atomically
+
+        write_atomically(repo, outcome.applied.files)
+        click.echo(f"gen09: wrote {write_id}: " + ", ".join(f.path for f in outcome.applied.files),
+                   err=True)
+    sys.exit(0 if summary["valid"] else 1)
+
+
+@main.command("schema")
+def schema_command():
+    """Print the JSON Schema of the CANDIDATES.json input."""
+    from gen09_core.candidates import SCHEMA
+
+    click.echo(json.dumps(SCHEMA, indent=2))
+
+
+@main.command("plugins")
+def plugins_command():
+    """Print (JSON) the loaded plugins, the hooks each implements, and the generator."""
+    from gen09_core.plugins import default_registry
+
+    click.echo(json.dumps(default_registry().describe(), indent=2))
+
+
+def _print_table(report) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    rep = report.representation
+    console.print(f"representation: {rep.classification} → {rep.format} ({rep.reason})")
+    table = Table("id", "status", "reason", "detail")
+    styles = {"valid": "green", "duplicate": "yellow", "rejected": "red"}
+    for o in report.outcomes:
+        if o.rejection:
+            reason, detail = f"{o.rejection.stage}/{o.rejection.reason}", o.rejection.detail
+        elif o.duplicate_of:
+            reason, detail = "", f"same normal form as {o.duplicate_of}"
+        else:
+            reason, detail = "", ", ".join(f.path for f in o.applied.files)
+        if o.ungated:
+            detail += f" (no syntax gate for {', '.join(o.ungated)})"
+        table.add_row(o.id, f"[{styles[o.status]}]{o.status}[/]", reason, detail)
+    console.print(table)
+    s = report.summary()
+    console.print(f"{s['valid']} valid, {s['duplicate']} duplicate, {s['rejected']} rejected of "
+                  f"{s['total']}; edit-success rate {s['edit_success_rate']:.0%}")

@@ -1,0 +1,43 @@
+"""Stage (f), normalization + deduplication (Spec 09 §3.6)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from gen09_core.models import Applied
+
+
+def collapse_whitespace(text: str) -> str:
+    """Strip each line, collapse internal whitespace runs to one space, drop empty lines."""
+    lines = (" ".join(line.split()) for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def normal_form(registry, applied: Applied) -> str:
+    """The comparison form of a candidate: every changed file, comments removed by its
+    language pack (when one serves it), whitespace collapsed."""
+    parts = []
+    for changed in sorted(applied.files, key=lambda f: f.path):
+        language = registry.language_of(changed.path)
+        text = None
+        if language:
+            text = registry.hook.gen09_normalize(language=language, text=changed.new_text)
+        parts.append(f"=== {changed.path}\n{collapse_whitespace(changed.new_text if text is None else text)}")
+    return "\n".join(parts)
+
+
+def digest(form: str) -> str:
+    """A stable identity for a normal form."""
+    return "sha256:" + hashlib.sha256(form.encode("utf-8")).hexdigest()
+
+
+def dedup(registry, survivors: list[tuple[str, Applied]]) -> list[tuple[str, str | None]]:
+    """For each ``(id, applied)`` in order: its digest and the id of the first candidate with
+    the same normal form (None for the representative itself)."""
+    first: dict[str, str] = {}
+    result = []
+    for candidate_id, applied in survivors:
+        key = digest(normal_form(registry, applied))
+        result.append((key, first.get(key)))
+        first.setdefault(key, candidate_id)
+    return result

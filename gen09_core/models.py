@@ -1,0 +1,199 @@
+"""Frozen data that flows forward through the stages: input candidates to the final report."""
+
+from __future__ import annotations
+
+from attrs import field, frozen
+
+
+@frozen
+class Span:
+    """An inclusive, 1-based line range ``[start, end]``."""
+
+    start: int
+    end: int
+
+    def __attrs_post_init__(self):
+        if not 1 <= self.start <= self.end:
+            raise ValueError(f"span [{self.start}, {self.end}] must satisfy 1 <= start <= end")
+
+    @property
+    def lines(self) -> int:
+        """Number of lines the span covers."""
+        return self.end - self.start + 1
+
+    def as_list(self) -> list[int]:
+        """The JSON form ``[start, end]``."""
+        return [self.start, self.end]
+
+
+@frozen
+class Target:
+    """Where the change is meant to happen (component 05's localization)."""
+
+    file: str | None = None
+    span: Span | None = None
+    entity: str | None = None
+
+
+@frozen
+class Edit:
+    """One edit to one file: a search/replace pair, or the whole new file in ``content``."""
+
+    file: str
+    search: str | None = None
+    replace: str | None = None
+    content: str | None = None
+
+    @property
+    def whole_file(self) -> bool:
+        """True when this edit replaces the complete file."""
+        return self.content is not None
+
+
+@frozen
+class Candidate:
+    """One candidate change: an ordered list of edits, possibly over several files."""
+
+    id: str
+    edits: tuple[Edit, ...]
+
+
+@frozen
+class CandidateBatch:
+    """The input of ``gen09 apply``: candidates over one target, in one optional format."""
+
+    candidates: tuple[Candidate, ...]
+    format: str | None = None
+    target: Target | None = None
+
+
+@frozen
+class Representation:
+    """Stage (b)'s decision: the scope classification, the chosen format and why."""
+
+    classification: str  # "localized-edit" | "structural-rewrite"
+    format: str  # "search_replace" | "whole_file"
+    reason: str
+
+
+@frozen
+class Language:
+    """A language a pack serves: its name and the file extensions that select it."""
+
+    name: str
+    extensions: tuple[str, ...]
+
+
+@frozen
+class Entity:
+    """A named definition in a file: ``name`` is qualified inside the file (``Class.method``)."""
+
+    name: str
+    kind: str  # "function" | "method" | "class" | ...
+    span: Span
+
+
+@frozen
+class SourceFile:
+    """A repository file decoded for editing; ``encode`` restores its exact bytes."""
+
+    path: str
+    text: str
+    bom: bool = False
+
+    def encode(self, text: str | None = None) -> bytes:
+        """Bytes of ``text`` (default: the original) with this file's encoding and BOM."""
+        data = (self.text if text is None else text).encode("utf-8")
+        return b"\xef\xbb\xbf" + data if self.bom else data
+
+
+@frozen
+class ChangedFile:
+    """One file as a candidate leaves it; ``original`` is None for a newly created file."""
+
+    path: str
+    original: SourceFile | None
+    new_text: str
+    bom: bool = False
+
+    @property
+    def old_text(self) -> str:
+        """The pre-edit text, empty for a new file."""
+        return self.original.text if self.original else ""
+
+    def new_bytes(self) -> bytes:
+        """The exact bytes to write."""
+        data = self.new_text.encode("utf-8")
+        return b"\xef\xbb\xbf" + data if self.bom else data
+
+
+@frozen
+class Rejection:
+    """Why a candidate was refused: the stage, a stable reason code and a human detail."""
+
+    stage: str
+    reason: str
+    detail: str
+
+
+@frozen
+class Applied:
+    """A candidate after stage (d): its changed files, in memory only."""
+
+    candidate: Candidate
+    files: tuple[ChangedFile, ...]
+
+
+@frozen
+class Finding:
+    """One parser or linter finding at a line."""
+
+    code: str
+    message: str
+    line: int = 0
+
+    def describe(self) -> str:
+        """``line N: CODE message``."""
+        return f"line {self.line}: {self.code} {self.message}".strip()
+
+
+@frozen
+class Outcome:
+    """The final word on one candidate, as the report shows it."""
+
+    id: str
+    status: str  # "valid" | "duplicate" | "rejected"
+    rejection: Rejection | None = None
+    applied: Applied | None = None
+    digest: str | None = None
+    duplicate_of: str | None = None
+    diff: str | None = None
+    ungated: tuple[str, ...] = field(default=())
+
+
+@frozen
+class Report:
+    """Everything ``gen09 apply`` decided, in input order."""
+
+    representation: Representation
+    outcomes: tuple[Outcome, ...]
+
+    def by_id(self, candidate_id: str) -> Outcome:
+        """The outcome of one candidate; KeyError if absent."""
+        for outcome in self.outcomes:
+            if outcome.id == candidate_id:
+                return outcome
+        raise KeyError(candidate_id)
+
+    def summary(self) -> dict:
+        """Counts per status and the edit-success rate (applied and parsed / all)."""
+        total = len(self.outcomes)
+        counts = {s: sum(o.status == s for o in self.outcomes) for s in ("valid", "duplicate", "rejected")}
+        parsed = sum(
+            o.status != "rejected" or o.rejection.reason == "lint_error" for o in self.outcomes
+        )
+        return {
+            "total": total,
+            **counts,
+            "edit_success_rate": round(parsed / total, 4) if total else 0.0,
+        }

@@ -1,0 +1,137 @@
+"""The deterministic candidate pipeline: (b) represent → (d) apply → (e) gate → (f) dedup.
+
+Library use::
+
+    from gen09_core.candidates import parse
+    from gen09_core.pipeline import run_batch
+    report = run_batch(parse(json_data), "path/to/repo")
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from gen09_core import represent
+from gen09_core.apply import apply_candidate, line_offsets
+from gen09_core.dedup import dedup
+from gen09_core.entities import list_entities, match_entity
+from gen09_core.errors import BadInput
+from gen09_core.gate import DEFAULT_HARD_LINT, gate
+from gen09_core.models import Applied, CandidateBatch, Outcome, Report, Representation, Target
+from gen09_core.plugins import default_registry
+from gen09_core.repo import Snapshot
+
+
+def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD_LINT) -> Report:
+    """Run every candidate of ``batch`` against ``repo`` in memory and report each outcome.
+    The repository is only read."""
+    registry = registry or default_registry()
+    repo = Path(repo)
+    if not repo.is_dir():
+        raise BadInput(f"{repo}: repository folder does not exist")
+    snapshot = Snapshot(repo)
+    check_target(registry, snapshot, batch.target)
+    representation = _representation(registry, batch)
+    outcomes: dict[str, Outcome] = {}
+    applied: list[Applied] = []
+    for candidate in batch.candidates:
+        result = apply_candidate(registry, snapshot, candidate, batch.target)
+        if isinstance(result, Applied):
+            applied.append(result)
+        else:
+            outcomes[candidate.id] = Outcome(candidate.id, "rejected", rejection=result)
+    survivors = []
+    for result, verdict in zip(applied, gate(registry, applied, hard_lint), strict=True):
+        cid = result.candidate.id
+        if verdict.rejection:
+            outcomes[cid] = Outcome(cid, "rejected", verdict.rejection, result, ungated=verdict.ungated)
+        else:
+            survivors.append((result, verdict.ungated))
+    keys = dedup(registry, [(a.candidate.id, a) for a, _ in survivors])
+    for (result, ungated), (key, duplicate_of) in zip(survivors, keys, strict=True):
+        cid = result.candidate.id
+        outcomes[cid] = Outcome(
+            cid, "duplicate" if duplicate_of else "valid", applied=result, digest=key,
+            duplicate_of=duplicate_of, diff=unified_diff(result), ungated=ungated,
+        )
+    return Report(representation, tuple(outcomes[c.id] for c in batch.candidates))
+
+
+def check_target(registry, snapshot: Snapshot, target: Target | None) -> None:
+    """The target file must be readable text, its span inside the file and, when an entity
+    is named and its pack can locate entities, inside that entity."""
+    if target is None or target.file is None:
+        return
+    source = snapshot.read(target.file)
+    if source is None:
+        raise BadInput(f"target file {target.file} does not exist in the repository")
+    if not hasattr(source, "text"):
+        raise BadInput(f"target file {target.file}: {source.detail}")
+    if target.span is not None:
+        lines = len(line_offsets(source.text)) - 1
+        if target.span.end > lines:
+            raise BadInput(f"target span [{target.span.start}, {target.span.end}] is past the "
+                           f"end of {target.file} ({lines} lines)")
+    if target.entity:
+        entities = list_entities(registry, target.file, source.text)
+        if entities is None:
+            return
+        found = match_entity(entities, target.entity, target.file)
+        if found is None:
+            raise BadInput(f"target entity {target.entity} is not defined in {target.file}")
+        span = target.span
+        if span is not None and not (found.span.start <= span.start and span.end <= found.span.end):
+            raise BadInput(f"target span [{span.start}, {span.end}] is not inside "
+                           f"{target.entity} (lines {found.span.start}-{found.span.end})")
+
+
+def _representation(registry, batch: CandidateBatch) -> Representation:
+    chosen = represent.select(registry, batch.target)
+    if batch.format and batch.format != chosen.format:
+        return Representation(chosen.classification, batch.format,
+                              f"format {batch.format} given by the input (stage (b) would "
+                              f"choose {chosen.format}: {chosen.reason})")
+    return chosen
+
+
+def unified_diff(applied: Applied) -> str:
+    """The candidate as a unified diff (``a/`` and ``b/`` prefixes, git style)."""
+    chunks = []
+    for changed in applied.files:
+        old = changed.old_text.splitlines(keepends=True)
+        new = changed.new_text.splitlines(keepends=True)
+        source = f"a/{changed.path}" if changed.original else "/dev/null"
+        lines = difflib.unified_diff(old, new, source, f"b/{changed.path}")
+        chunks.append("".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n"
+                              for ln in lines))
+    return "".join(chunks)
+
+
+def report_json(report: Report, repo) -> dict:
+    """The report contract of ``gen09 apply --json`` (version 1)."""
+    rep = report.representation
+    entries = []
+    for o in report.outcomes:
+        entry = {"id": o.id, "status": o.status}
+        if o.rejection:
+            entry.update(stage=o.rejection.stage, reason=o.rejection.reason, detail=o.rejection.detail)
+        if o.applied:
+            entry["files"] = [f.path for f in o.applied.files]
+        if o.digest:
+            entry["digest"] = o.digest
+        if o.duplicate_of:
+            entry["duplicate_of"] = o.duplicate_of
+        if o.status == "valid":
+            entry["diff"] = o.diff
+        if o.ungated:
+            entry["ungated_files"] = list(o.ungated)
+        entries.append(entry)
+    return {
+        "version": 1,
+        "repo": str(repo),
+        "representation": {"classification": rep.classification, "format": rep.format,
+                           "reason": rep.reason},
+        "candidates": entries,
+        "summary": report.summary(),
+    }

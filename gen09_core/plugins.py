@@ -1,0 +1,148 @@
+"""Loading plugins and enforcing the load-time rules.
+
+Built-in packs and third-party packs both arrive through the ``gen09`` entry-point group.
+``GEN09_PLUGINS`` (comma-separated entry-point names) limits which of them load; an empty
+value loads none. ``GEN09_GENERATOR`` picks the active generator when several are installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from importlib.metadata import entry_points
+from pathlib import PurePosixPath
+
+import pluggy
+from attrs import frozen
+
+from gen09_core import hookspecs
+from gen09_core.errors import PluginError
+
+ENV_PLUGINS = "GEN09_PLUGINS"
+ENV_GENERATOR = "GEN09_GENERATOR"
+CORE_PLUGINS = ("gen09_core.represent", "gen09_core.apply")
+
+
+@frozen
+class Registry:
+    """A validated plugin manager plus the tables the core derives from it."""
+
+    pm: pluggy.PluginManager
+    extensions: dict  # ".py" -> (language, plugin name)
+    generator: str | None
+
+    @property
+    def hook(self):
+        """The plugin manager's hook caller."""
+        return self.pm.hook
+
+    def language_of(self, path: str) -> str | None:
+        """The language serving ``path`` by its extension, or None when no pack serves it."""
+        entry = self.extensions.get(PurePosixPath(path).suffix.lower())
+        return entry[0] if entry else None
+
+    def describe(self) -> dict:
+        """What is loaded: each plugin with its hooks and languages, and the generator."""
+        langs: dict[str, list[str]] = {}
+        for lang, plugin in self.extensions.values():
+            langs.setdefault(plugin, [])
+            if lang not in langs[plugin]:
+                langs[plugin].append(lang)
+        plugins = []
+        for name, plugin in sorted(self.pm.list_name_plugin(), key=lambda pair: pair[0]):
+            hooks = sorted(h.name for h in self.pm.get_hookcallers(plugin) or [])
+            plugins.append({
+                "name": name,
+                "module": getattr(plugin, "__name__", type(plugin).__name__),
+                "builtin": name.startswith("core:"),
+                "hooks": hooks,
+                "languages": sorted(langs.get(name, [])),
+            })
+        return {"plugins": plugins, "generator": self.generator}
+
+
+def make_registry(extra=(), load_entrypoints: bool = True, allow: str | None = None) -> Registry:
+    """Build and validate a registry: core defaults, ``extra`` ``(name, plugin)`` pairs, and
+    (unless disabled) entry-point plugins limited by ``allow`` or ``$GEN09_PLUGINS``."""
+    pm = pluggy.PluginManager("gen09")
+    pm.add_hookspecs(hookspecs)
+    for module in CORE_PLUGINS:
+        pm.register(importlib.import_module(module), name="core:" + module.rsplit(".", 1)[1])
+    for name, plugin in extra:
+        pm.register(plugin, name=name)
+    if load_entrypoints:
+        _load_entrypoints(pm, os.environ.get(ENV_PLUGINS) if allow is None else allow)
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"plugin {exc.plugin_name!r}: {exc}") from None
+    extensions = _language_table(pm)
+    generator = _select_generator(pm, os.environ.get(ENV_GENERATOR))
+    return Registry(pm, extensions, generator)
+
+
+@functools.cache
+def default_registry() -> Registry:
+    """The process-wide registry, loaded once."""
+    return make_registry()
+
+
+def _load_entrypoints(pm: pluggy.PluginManager, allow: str | None) -> None:
+    wanted = None if allow is None else {n.strip() for n in allow.split(",") if n.strip()}
+    found = set()
+    for ep in sorted(entry_points(group="gen09"), key=lambda e: e.name):
+        found.add(ep.name)
+        if wanted is not None and ep.name not in wanted:
+            continue
+        if pm.get_plugin(ep.name) is not None:
+            continue
+        try:
+            plugin = ep.load()
+        except Exception as exc:  # a broken third-party pack must not look like our crash
+            raise PluginError(f"plugin {ep.name!r} ({ep.value}) failed to load: {exc}") from None
+        pm.register(plugin, name=ep.name)
+    missing = sorted((wanted or set()) - found)
+    if missing:
+        raise PluginError(f"{ENV_PLUGINS} names plugins that are not installed: {', '.join(missing)}")
+
+
+def _language_table(pm: pluggy.PluginManager) -> dict:
+    extensions: dict[str, tuple[str, str]] = {}
+    owners: dict[str, str] = {}
+    for impl in pm.hook.gen09_languages.get_hookimpls():
+        for lang in impl.function() or []:
+            other = owners.setdefault(lang.name, impl.plugin_name)
+            if other != impl.plugin_name:
+                raise PluginError(
+                    f"language {lang.name!r} is served by two packs: "
+                    f"{other!r} and {impl.plugin_name!r}"
+                )
+            for ext in lang.extensions:
+                ext = ext.lower()
+                if ext in extensions and extensions[ext][1] != impl.plugin_name:
+                    raise PluginError(
+                        f"extension {ext!r} is claimed by two packs: "
+                        f"{extensions[ext][1]!r} and {impl.plugin_name!r}"
+                    )
+                extensions[ext] = (lang.name, impl.plugin_name)
+    return extensions
+
+
+def _select_generator(pm: pluggy.PluginManager, chosen: str | None) -> str | None:
+    names = [impl.plugin_name for impl in pm.hook.gen09_generator.get_hookimpls()]
+    if chosen:
+        if chosen not in names:
+            raise PluginError(
+                f"{ENV_GENERATOR}={chosen!r} is not a loaded generator; loaded: {names or 'none'}"
+            )
+        for name in names:
+            if name != chosen:
+                pm.unregister(name=name)
+        return chosen
+    if len(names) > 1:
+        raise PluginError(
+            f"exactly one generator may be active, found {len(names)}: "
+            f"{' and '.join(repr(n) for n in names)}; choose one with {ENV_GENERATOR}"
+        )
+    return names[0] if names else None

@@ -1,0 +1,39 @@
+"""Stage (b), edit-representation selection (Spec 09 §3.2): deterministic, never a model."""
+
+from __future__ import annotations
+
+from gen09_core import hookimpl
+from gen09_core.models import Representation, Target
+
+LOCALIZED_MAX_LINES = 40
+
+
+@hookimpl(trylast=True)
+def gen09_select_representation(target: Target | None, change_files: tuple[str, ...]):
+    """Localized edit (≤ 40 contiguous lines inside one module) → search/replace;
+    anything else → structural rewrite → whole file. The reason is recorded."""
+    if target is None or target.span is None:
+        return Representation("structural-rewrite", "whole_file", "no target span bounds the change")
+    others = sorted(set(change_files) - {target.file})
+    if others:
+        return Representation(
+            "structural-rewrite", "whole_file",
+            f"the change spans a module boundary ({', '.join(others)} besides {target.file})",
+        )
+    lines = target.span.lines
+    if lines > LOCALIZED_MAX_LINES:
+        return Representation(
+            "structural-rewrite", "whole_file",
+            f"span of {lines} lines exceeds {LOCALIZED_MAX_LINES} contiguous lines",
+        )
+    return Representation(
+        "localized-edit", "search_replace",
+        f"span of {lines} contiguous lines (≤ {LOCALIZED_MAX_LINES}) inside {target.file}",
+    )
+
+
+def select(registry, target: Target | None, change_files=()) -> Representation:
+    """Ask the plugins (the default above runs last) for the representation."""
+    return registry.hook.gen09_select_representation(
+        target=target, change_files=tuple(sorted(change_files))
+    )

@@ -1,0 +1,1 @@
+"""The Python language pack: parse with ``compile``, hard-lint with ruff, entities from ``ast``."""

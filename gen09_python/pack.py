@@ -1,0 +1,92 @@
+"""Hook implementations of the Python pack (registered as entry point ``python``)."""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+
+from gen09_core import hookimpl
+from gen09_core.models import Entity, Finding, Language, Span
+
+LANGUAGE = "python"
+
+
+@hookimpl
+def gen09_languages():
+    """Python source files."""
+    return [Language(LANGUAGE, (".py", ".pyi"))]
+
+
+@hookimpl
+def gen09_parse(language, path, text):
+    """Compile (not just parse): ``return`` outside a function and other compile-time
+    errors reject too. The message carries no line number, so it compares across edits."""
+    if language != LANGUAGE:
+        return None
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return [Finding("syntax", exc.msg, exc.lineno or 0)]
+    except ValueError as exc:  # e.g. NUL bytes
+        return [Finding("syntax", str(exc), 0)]
+    return []
+
+
+@hookimpl
+def gen09_lint(language, sources, select):
+    """Ruff, one process for the whole batch."""
+    if language != LANGUAGE:
+        return None
+    from gen09_python.lint import ruff_findings
+
+    return ruff_findings(sources, select)
+
+
+@hookimpl
+def gen09_normalize(language, text):
+    """Remove comments found by the tokenizer (a ``#`` inside a string stays)."""
+    if language != LANGUAGE:
+        return None
+    return strip_comments(text)
+
+
+@hookimpl
+def gen09_entities(language, path, text):
+    """Functions, methods and classes with their decorators, named ``Class.method``."""
+    if language != LANGUAGE:
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    return list(_walk(tree.body, ""))
+
+
+def strip_comments(text: str) -> str:
+    """``text`` with every comment token cut out; untokenizable text comes back unchanged."""
+    lines = text.split("\n")
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                row, col = tok.start
+                line = lines[row - 1]
+                lines[row - 1] = line[:col] + line[tok.end[1]:]
+    except (tokenize.TokenError, SyntaxError):
+        return text
+    return "\n".join(lines)
+
+
+def _walk(body, prefix, in_class=False):
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            kind = "class"
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            kind = "method" if in_class else "function"
+        else:
+            continue
+        name = prefix + node.name
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        yield Entity(name, kind, Span(start, node.end_lineno))
+        if kind == "class":
+            yield from _walk(node.body, name + ".", in_class=True)
