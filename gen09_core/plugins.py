@@ -22,6 +22,7 @@ from gen09_core.errors import PluginError
 ENV_PLUGINS = "GEN09_PLUGINS"
 ENV_GENERATOR = "GEN09_GENERATOR"
 CORE_PLUGINS = ("gen09_core.represent", "gen09_core.apply")
+BUILTIN_PLUGINS = ("python",)  # entry-point names this distribution registers itself
 
 
 @frozen
@@ -55,7 +56,7 @@ class Registry:
             plugins.append({
                 "name": name,
                 "module": getattr(plugin, "__name__", type(plugin).__name__),
-                "builtin": name.startswith("core:"),
+                "builtin": name.startswith("core:") or name in BUILTIN_PLUGINS,
                 "hooks": hooks,
                 "languages": sorted(langs.get(name, [])),
             })
