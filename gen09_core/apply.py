@@ -22,7 +22,8 @@ def gen09_apply_edits(source: SourceFile, edits: tuple[Edit, ...], span: Span | 
     lo, hi = _bounds(text, span) if span else (0, len(text))
     regions = []
     for number, edit in enumerate(edits, 1):
-        search = _newlines(edit.search or "", crlf)
+        adapt = crlf and "\r" not in (edit.search or "")
+        search = _newlines(edit.search or "", adapt)
         if not search:
             return _reject("empty_search", f"edit {number} on {source.path} has an empty search block")
         hits = _occurrences(text, search)
@@ -38,7 +39,7 @@ def gen09_apply_edits(source: SourceFile, edits: tuple[Edit, ...], span: Span | 
             lines = ", ".join(str(_line(text, h)) for h in inside[:5])
             return _reject("ambiguous_match", f"edit {number}: the search block matches "
                            f"{source.path} {len(inside)} times (lines {lines})")
-        regions.append((inside[0], inside[0] + len(search), _newlines(edit.replace or "", crlf)))
+        regions.append((inside[0], inside[0] + len(search), _newlines(edit.replace or "", adapt)))
     regions.sort()
     for (_, end, _), (start, _, _) in zip(regions, regions[1:], strict=False):
         if start < end:
@@ -120,6 +121,7 @@ def _near_miss(text: str, search: str) -> str:
 
 
 def _newlines(text: str, crlf: bool) -> str:
+    """LF-written text adapted to a CRLF file; text that already carries CR is kept as is."""
     return text.replace("\n", "\r\n") if crlf and "\r" not in text else text
 
 

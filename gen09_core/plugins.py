@@ -77,7 +77,7 @@ def make_registry(extra=(), load_entrypoints: bool = True, allow: str | None = N
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
-        raise PluginError(f"plugin {exc.plugin_name!r}: {exc}") from None
+        raise PluginError(f"plugin {pm.get_name(exc.plugin)!r}: {exc}") from None
     extensions = _language_table(pm)
     generator = _select_generator(pm, os.environ.get(ENV_GENERATOR))
     return Registry(pm, extensions, generator)
@@ -115,17 +115,13 @@ def _language_table(pm: pluggy.PluginManager) -> dict:
         for lang in impl.function() or []:
             other = owners.setdefault(lang.name, impl.plugin_name)
             if other != impl.plugin_name:
-                raise PluginError(
-                    f"language {lang.name!r} is served by two packs: "
-                    f"{other!r} and {impl.plugin_name!r}"
-                )
+                raise PluginError(f"language {lang.name!r} is served by two packs: "
+                                  f"{_pair(other, impl.plugin_name)}")
             for ext in lang.extensions:
                 ext = ext.lower()
                 if ext in extensions and extensions[ext][1] != impl.plugin_name:
-                    raise PluginError(
-                        f"extension {ext!r} is claimed by two packs: "
-                        f"{extensions[ext][1]!r} and {impl.plugin_name!r}"
-                    )
+                    raise PluginError(f"extension {ext!r} is claimed by two packs: "
+                                      f"{_pair(extensions[ext][1], impl.plugin_name)}")
                 extensions[ext] = (lang.name, impl.plugin_name)
     return extensions
 
@@ -144,6 +140,10 @@ def _select_generator(pm: pluggy.PluginManager, chosen: str | None) -> str | Non
     if len(names) > 1:
         raise PluginError(
             f"exactly one generator may be active, found {len(names)}: "
-            f"{' and '.join(repr(n) for n in names)}; choose one with {ENV_GENERATOR}"
+            f"{_pair(*names)}; choose one with {ENV_GENERATOR}"
         )
     return names[0] if names else None
+
+
+def _pair(*names: str) -> str:
+    return " and ".join(repr(n) for n in sorted(names))

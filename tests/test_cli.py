@@ -1,0 +1,171 @@
+import json
+
+import jsonschema
+import pytest
+
+from tests.conftest import EXAMPLES, run_gen09, tree_bytes
+
+CANDIDATES = EXAMPLES / "candidates.json"
+
+
+def apply_json(repo, candidates=CANDIDATES, *extra):
+    result = run_gen09("apply", candidates, "--repo", repo, "--json", *extra)
+    return result, json.loads(result.stdout) if result.stdout else None
+
+
+def test_example_shows_every_outcome_and_leaves_the_repo_untouched(calc_repo):
+    before = tree_bytes(calc_repo)
+    result, report = apply_json(calc_repo)
+    assert result.returncode == 0, result.stderr
+    got = {c["id"]: (c["status"], c.get("reason")) for c in report["candidates"]}
+    assert got == {
+        "fix": ("valid", None),
+        "fix-commented": ("duplicate", None),
+        "fix-swapped": ("valid", None),
+        "ambiguous": ("rejected", "ambiguous_match"),
+        "no-match": ("rejected", "no_match"),
+        "outside-span": ("rejected", "outside_span"),
+        "syntax-error": ("rejected", "parse_error"),
+        "undefined-name": ("rejected", "lint_error"),
+        "unused-import": ("rejected", "lint_error"),
+    }
+    fix = report["candidates"][0]
+    assert fix["diff"].startswith("--- a/calc/ops.py\n+++ b/calc/ops.py\n")
+    assert "+    return a + b\n" in fix["diff"] and fix["digest"].startswith("sha256:")
+    assert report["candidates"][1]["duplicate_of"] == "fix"
+    assert report["summary"] == {"total": 9, "valid": 2, "duplicate": 1, "rejected": 6,
+                                 "edit_success_rate": round(5 / 9, 4)}
+    assert report["representation"]["format"] == "search_replace"
+    assert tree_bytes(calc_repo) == before
+
+
+def test_human_table(calc_repo):
+    result = run_gen09("apply", CANDIDATES, "--repo", calc_repo)
+    assert result.returncode == 0
+    assert "ambiguous_match" in result.stdout and "2 valid, 1 duplicate, 6 rejected" in result.stdout
+
+
+def test_write_lands_exactly_the_valid_candidate(calc_repo):
+    before = tree_bytes(calc_repo)
+    result = run_gen09("apply", CANDIDATES, "--repo", calc_repo, "--write", "fix")
+    assert result.returncode == 0, result.stderr
+    after = tree_bytes(calc_repo)
+    changed = {k for k in after if after[k] != before[k]}
+    assert changed == {"calc/ops.py"}
+    assert after["calc/ops.py"] == before["calc/ops.py"].replace(
+        b"    return a - b  # bug: should add\n", b"    return a + b\n")
+    assert not list(calc_repo.rglob("*.gen09"))
+
+
+@pytest.mark.parametrize("cid", ["syntax-error", "fix-commented"])
+def test_write_of_a_rejected_or_duplicate_candidate_writes_nothing(calc_repo, cid):
+    before = tree_bytes(calc_repo)
+    result = run_gen09("apply", CANDIDATES, "--repo", calc_repo, "--write", cid)
+    assert result.returncode == 1 and "not written" in result.stderr
+    assert tree_bytes(calc_repo) == before
+
+
+def test_write_rolls_back_when_a_file_changed_since_the_snapshot(calc_repo, registry):
+    from gen09_core.apply import apply_candidate
+    from gen09_core.errors import EnvironmentFailure
+    from gen09_core.models import Candidate, Edit
+    from gen09_core.repo import Snapshot, write_atomically
+
+    snap = Snapshot(calc_repo)
+    applied = apply_candidate(registry, snap, Candidate("c", (
+        Edit("calc/ops.py", "return a - b", "return a + b"),
+        Edit("calc/shapes.py", '"""Area helpers."""', '"""Areas."""'))), None)
+    (calc_repo / "calc/shapes.py").write_text("changed by someone else\n")
+    before = tree_bytes(calc_repo)
+    with pytest.raises(EnvironmentFailure, match="changed on disk"):
+        write_atomically(calc_repo, applied.files)
+    assert tree_bytes(calc_repo) == before
+
+
+def test_no_valid_candidate_exits_1(calc_repo, tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"version": 1, "target": {"file": "calc/ops.py"},
+                                "candidates": [{"search": "nothing like this", "replace": "x"}]}))
+    result, report = apply_json(calc_repo, path)
+    assert result.returncode == 1 and report["summary"]["valid"] == 0
+
+
+BAD_INPUTS = {
+    "malformed": ('{"version": 1,\n "candidates": [}', "line 2, column 17"),
+    "unknown key": ({"version": 1, "candidates": [{"serach": "a", "replace": "b"}]}, "serach"),
+    "unknown top key": ({"version": 1, "candidates": [{"search": "a", "replace": "b"}], "extra": 1}, "extra"),
+    "empty list": ({"version": 1, "candidates": []}, "candidates"),
+    "wrong version": ({"version": 2, "candidates": [{"search": "a", "replace": "b"}]}, "version"),
+    "bare without target": ({"version": 1, "candidates": [{"search": "a", "replace": "b"}]}, "target.file"),
+    "half an edit": ({"version": 1, "candidates": [{"edits": [{"file": "a.py", "search": "x"}]}]}, "search + replace"),
+    "duplicate ids": ({"version": 1, "candidates": [
+        {"id": "a", "edits": [{"file": "calc/ops.py", "content": ""}]},
+        {"id": "a", "edits": [{"file": "calc/ops.py", "content": ""}]}]}, "twice"),
+    "span past end": ({"version": 1, "target": {"file": "calc/ops.py", "span": [30, 99]},
+                       "candidates": [{"search": "a", "replace": "b"}]}, "past the end"),
+    "span reversed": ({"version": 1, "target": {"file": "calc/ops.py", "span": [9, 3]},
+                       "candidates": [{"search": "a", "replace": "b"}]}, "ends before"),
+    "missing target file": ({"version": 1, "target": {"file": "calc/nope.py"},
+                             "candidates": [{"search": "a", "replace": "b"}]}, "does not exist"),
+    "entity elsewhere": ({"version": 1, "target": {"file": "calc/ops.py", "span": [6, 8], "entity": "calc.ops.mean"},
+                          "candidates": [{"search": "a", "replace": "b"}]}, "not inside"),
+    "unknown entity": ({"version": 1, "target": {"file": "calc/ops.py", "entity": "calc.ops.nope"},
+                        "candidates": [{"search": "a", "replace": "b"}]}, "not defined"),
+    "target outside repo": ({"version": 1, "target": {"file": "../x.py"},
+                             "candidates": [{"search": "a", "replace": "b"}]}, "not a repo-relative path"),
+    "not utf-8": (b"\xff\xfe{", "not UTF-8"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_INPUTS)
+def test_bad_input_is_one_clear_message_and_exit_2(calc_repo, tmp_path, name):
+    content, expected = BAD_INPUTS[name]
+    path = tmp_path / "c.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
+    before = tree_bytes(calc_repo)
+    result = run_gen09("apply", path, "--repo", calc_repo)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert expected in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert tree_bytes(calc_repo) == before
+
+
+def test_missing_candidates_file_and_repo(calc_repo, tmp_path):
+    assert run_gen09("apply", tmp_path / "none.json", "--repo", calc_repo).returncode == 2
+    result = run_gen09("apply", CANDIDATES, "--repo", tmp_path / "no-repo")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+def test_unknown_write_id_is_usage_error(calc_repo):
+    result = run_gen09("apply", CANDIDATES, "--repo", calc_repo, "--write", "nope")
+    assert result.returncode == 2 and "no candidate has that id" in result.stderr
+
+
+def test_huge_input_is_refused(calc_repo, tmp_path, monkeypatch):
+    path = tmp_path / "big.json"
+    with path.open("wb") as handle:
+        handle.truncate(33 * 1024 * 1024)
+    result = run_gen09("apply", path, "--repo", calc_repo)
+    assert result.returncode == 2 and "larger than" in result.stderr
+
+
+def test_candidates_from_stdin(calc_repo):
+    result = run_gen09("apply", "-", "--repo", calc_repo, "--json", stdin=CANDIDATES.read_text())
+    assert result.returncode == 0 and json.loads(result.stdout)["summary"]["valid"] == 2
+
+
+def test_schema_is_valid_json_schema_and_accepts_the_example():
+    result = run_gen09("schema")
+    schema = json.loads(result.stdout)
+    jsonschema.Draft7Validator.check_schema(schema)
+    jsonschema.validate(json.loads(CANDIDATES.read_text()), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"version": 1, "candidates": [{"serach": ""}]}, schema)
+
+
+def test_help_explains():
+    result = run_gen09("apply", "--help")
+    assert result.returncode == 0 and "--write" in result.stdout and "Exit status" in result.stdout

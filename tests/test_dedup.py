@@ -1,0 +1,30 @@
+from gen09_core.dedup import collapse_whitespace, dedup, normal_form
+from gen09_core.models import Applied, Candidate, ChangedFile
+
+
+def applied(text, path="m.py"):
+    return Applied(Candidate("x", ()), (ChangedFile(path, None, text),))
+
+
+def test_whitespace_and_comment_differences_collapse(registry):
+    a = applied("def f(a, b):\n    return a + b\n")
+    b = applied("def f(a,  b):   # adds\n\n        return a + b   \n# trailing comment\n")
+    keys = dedup(registry, [("c1", a), ("c2", b)])
+    assert keys[0][1] is None and keys[1] == (keys[0][0], "c1")
+
+
+def test_hash_inside_a_string_is_not_a_comment(registry):
+    a = applied('x = "# not a comment"\n')
+    b = applied('x = ""\n')
+    assert normal_form(registry, a) != normal_form(registry, b)
+    assert "# not a comment" in normal_form(registry, a)
+
+
+def test_distinct_candidates_stay_distinct_and_first_wins(registry):
+    items = [("c1", applied("x = 1\n")), ("c2", applied("x = 2\n")), ("c3", applied("x  =  1\n"))]
+    keys = dedup(registry, items)
+    assert [dup for _, dup in keys] == [None, None, "c1"]
+
+
+def test_files_without_a_pack_get_whitespace_rules_only():
+    assert collapse_whitespace("  a   b \n\n\t c\n") == "a b\nc"

@@ -1,0 +1,82 @@
+import json
+import types
+
+import pytest
+
+from gen09_core import hookimpl
+from gen09_core.errors import PluginError
+from gen09_core.models import Language
+from gen09_core.plugins import make_registry
+from tests.conftest import run_gen09
+
+
+def pack(name, *languages):
+    module = types.ModuleType(name)
+
+    @hookimpl
+    def gen09_languages():
+        return [Language(lang, exts) for lang, exts in languages]
+
+    module.gen09_languages = gen09_languages
+    return module
+
+
+def generator(name):
+    module = types.ModuleType(name)
+
+    @hookimpl
+    def gen09_generator():
+        return object()
+
+    module.gen09_generator = gen09_generator
+    return module
+
+
+def test_unknown_hook_names_are_rejected():
+    bad = types.ModuleType("typo")
+
+    @hookimpl
+    def gen09_parsee(language, path, text):
+        return None
+
+    bad.gen09_parsee = gen09_parsee
+    with pytest.raises(PluginError, match="typo.*gen09_parsee"):
+        make_registry(extra=[("typo", bad)])
+
+
+def test_two_packs_for_one_language_name_both():
+    with pytest.raises(PluginError, match="'python'.*'other' and 'python'"):
+        make_registry(extra=[("other", pack("other", ("python", (".pyw",))))])
+
+
+def test_two_packs_for_one_extension_name_both():
+    with pytest.raises(PluginError, match="'.py'.*'python' and 'snake'"):
+        make_registry(extra=[("snake", pack("snake", ("snake", (".py",))))])
+
+
+def test_exactly_one_generator(monkeypatch):
+    monkeypatch.delenv("GEN09_GENERATOR", raising=False)
+    extra = [("gen-a", generator("gen_a")), ("gen-b", generator("gen_b"))]
+    with pytest.raises(PluginError, match="'gen-a' and 'gen-b'"):
+        make_registry(extra=extra, load_entrypoints=False)
+    monkeypatch.setenv("GEN09_GENERATOR", "gen-b")
+    registry = make_registry(extra=extra, load_entrypoints=False)
+    assert registry.generator == "gen-b"
+    assert registry.pm.get_plugin("gen-a") is None
+
+
+def test_plugin_allowlist():
+    assert make_registry(allow="").language_of("a.py") is None
+    assert make_registry(allow="python").language_of("a.py") == "python"
+    with pytest.raises(PluginError, match="not installed: nope"):
+        make_registry(allow="python,nope")
+
+
+def test_gen09_plugins_lists_hooks_and_languages():
+    result = run_gen09("plugins")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    python = next(p for p in data["plugins"] if p["name"] == "python")
+    assert python["languages"] == ["python"]
+    assert {"gen09_parse", "gen09_lint", "gen09_normalize", "gen09_entities"} <= set(python["hooks"])
+    assert "generator" in data

@@ -1,0 +1,61 @@
+"""Over random files and random edits: bytes outside the replaced region never change, and
+the repository on disk is never modified without --write."""
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gen09_core.candidates import parse
+from gen09_core.pipeline import run_batch
+from gen09_core.plugins import make_registry
+
+REGISTRY = make_registry()
+
+LINES = st.lists(st.text(alphabet="ab \t#é(", max_size=8), min_size=1, max_size=12)
+
+
+@st.composite
+def file_and_edit(draw):
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    text = newline.join(draw(LINES)) + draw(st.sampled_from(["", newline]))
+    bom = draw(st.booleans())
+    start = draw(st.integers(0, max(len(text) - 1, 0)))
+    end = draw(st.integers(start + 1, max(len(text), start + 1)))
+    search = text[start:end] or "zz"
+    replace = draw(st.text(alphabet="xyz\n ", max_size=6))
+    return text, bom, search, replace
+
+
+def occurrences(text, search):
+    return [i for i in range(len(text)) if text.startswith(search, i)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(file_and_edit())
+def test_edits_touch_only_their_region_and_never_the_disk(case):
+    text, bom, search, replace = case
+    raw = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "f.txt")
+        path.write_bytes(raw)
+        batch = parse({"version": 1, "candidates": [
+            {"id": "c", "edits": [{"file": "f.txt", "search": search, "replace": replace}]}]})
+        outcome = run_batch(batch, tmp, REGISTRY).outcomes[0]
+        assert path.read_bytes() == raw
+        assert [p.name for p in Path(tmp).iterdir()] == ["f.txt"]
+    if "\r\n" in text and "\r" not in search:  # LF-written edits adapt to a CRLF file
+        search, replace = search.replace("\n", "\r\n"), replace.replace("\n", "\r\n")
+    hits = occurrences(text, search)
+    if len(hits) == 1 and search != replace:
+        assert outcome.status == "valid"
+        i = hits[0]
+        new = outcome.applied.files[0].new_bytes()
+        prefix = (b"\xef\xbb\xbf" if bom else b"") + text[:i].encode()
+        suffix = text[i + len(search):].encode()
+        assert new.startswith(prefix) and new.endswith(suffix)
+        assert new == prefix + replace.encode() + suffix
+    else:
+        assert outcome.status == "rejected"
+        assert outcome.rejection.reason in {"no_match", "ambiguous_match", "no_change"}
