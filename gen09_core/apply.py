@@ -4,30 +4,45 @@ replace. Every candidate is applied in memory to the same pre-generation snapsho
 from __future__ import annotations
 
 from gen09_core import hookimpl
-from gen09_core.models import Applied, Candidate, ChangedFile, Edit, Rejection, SourceFile, Span
+from gen09_core.models import (
+    Applied,
+    Candidate,
+    ChangedFile,
+    Edit,
+    Patched,
+    Rejection,
+    SourceFile,
+    Span,
+)
 from gen09_core.repo import Snapshot
 
 
 @hookimpl(trylast=True)
-def gen09_apply_edits(source: SourceFile, edits: tuple[Edit, ...], span: Span | None):
-    """Exact matching: each search block must occur exactly once (inside ``span`` when
-    given) in the original text; edits of one file must not overlap."""
+def gen09_apply_edits(source: SourceFile, edits: tuple[Edit, ...], span: Span | None, tolerant: bool):
+    """Each search block must occur exactly once (inside ``span`` when given) in the original
+    text; edits of one file must not overlap. With ``tolerant``, a block with no exact match
+    may match whole lines that differ only by a uniform indentation shift and trailing
+    whitespace — still exactly once; the tier used is recorded per edit."""
     text = source.text
     crlf = "\r\n" in text and "\n" not in text.replace("\r\n", "")
     if any(e.whole_file for e in edits):
         if len(edits) > 1:
             return _reject("overlapping_edits", f"{source.path}: a whole-file edit is combined "
                            "with other edits of the same file")
-        return _newlines(edits[0].content, crlf)
+        return Patched(_newlines(edits[0].content, crlf), ("whole_file",))
     lo, hi = _bounds(text, span) if span else (0, len(text))
-    regions = []
+    regions, tiers = [], []
     for number, edit in enumerate(edits, 1):
         adapt = crlf and "\r" not in (edit.search or "")
         search = _newlines(edit.search or "", adapt)
         if not search:
             return _reject("empty_search", f"edit {number} on {source.path} has an empty search block")
         hits = _occurrences(text, search)
-        inside = [h for h in hits if lo <= h and h + len(search) <= hi]
+        replace = _newlines(edit.replace or "", adapt)
+        inside = [(h, h + len(search), replace) for h in hits if lo <= h and h + len(search) <= hi]
+        tier = "exact"
+        if not inside and tolerant:
+            inside, tier = _tolerant_matches(text, search, replace, lo, hi), "tolerant"
         if not inside:
             if hits:
                 return _reject("outside_span", f"edit {number}: the search block matches "
@@ -36,10 +51,11 @@ def gen09_apply_edits(source: SourceFile, edits: tuple[Edit, ...], span: Span | 
             return _reject("no_match", f"edit {number}: the search block does not occur in "
                            f"{source.path}{_near_miss(text, search)}")
         if len(inside) > 1:
-            lines = ", ".join(str(_line(text, h)) for h in inside[:5])
+            lines = ", ".join(str(_line(text, h[0])) for h in inside[:5])
             return _reject("ambiguous_match", f"edit {number}: the search block matches "
-                           f"{source.path} {len(inside)} times (lines {lines})")
-        regions.append((inside[0], inside[0] + len(search), _newlines(edit.replace or "", adapt)))
+                           f"{source.path} {len(inside)} times (lines {lines}, {tier} match)")
+        regions.append(inside[0])
+        tiers.append(tier)
     regions.sort()
     for (_, end, _), (start, _, _) in zip(regions, regions[1:], strict=False):
         if start < end:
@@ -50,16 +66,17 @@ def gen09_apply_edits(source: SourceFile, edits: tuple[Edit, ...], span: Span | 
         pieces += [text[cursor:start], replace]
         cursor = end
     pieces.append(text[cursor:])
-    return "".join(pieces)
+    return Patched("".join(pieces), tuple(tiers))
 
 
-def apply_candidate(registry, snapshot: Snapshot, candidate: Candidate, target) -> Applied | Rejection:
+def apply_candidate(registry, snapshot: Snapshot, candidate: Candidate, target,
+                    tolerant: bool = False) -> Applied | Rejection:
     """Apply one candidate to the snapshot in memory; same input → same bytes or the same
-    rejection."""
+    rejection. ``tolerant`` enables the indentation/trailing-whitespace matching tier."""
     by_file: dict[str, list[Edit]] = {}
     for edit in candidate.edits:
         by_file.setdefault(edit.file, []).append(edit)
-    changed = []
+    changed, tiers = [], []
     for path, edits in by_file.items():
         source = snapshot.read(path)
         if isinstance(source, Rejection):
@@ -67,17 +84,20 @@ def apply_candidate(registry, snapshot: Snapshot, candidate: Candidate, target) 
         if source is None:
             if len(edits) == 1 and edits[0].whole_file:
                 changed.append(ChangedFile(path, None, edits[0].content))
+                tiers.append("whole_file")
                 continue
             return _reject("file_missing", f"{path} does not exist in the repository")
         span = target.span if target is not None and target.file == path else None
-        result = registry.hook.gen09_apply_edits(source=source, edits=tuple(edits), span=span)
+        result = registry.hook.gen09_apply_edits(source=source, edits=tuple(edits), span=span,
+                                                 tolerant=tolerant)
         if isinstance(result, Rejection):
             return result
-        if result != source.text:
-            changed.append(ChangedFile(path, source, result, source.bom))
+        tiers += result.tiers
+        if result.text != source.text:
+            changed.append(ChangedFile(path, source, result.text, source.bom))
     if not changed:
         return _reject("no_change", "the candidate leaves every file byte-identical")
-    return Applied(candidate, tuple(changed))
+    return Applied(candidate, tuple(changed), tuple(tiers))
 
 
 def line_offsets(text: str) -> list[int]:
@@ -91,6 +111,73 @@ def line_offsets(text: str) -> list[int]:
     if offsets[-1] != len(text) or len(offsets) == 1:
         offsets.append(len(text))
     return offsets
+
+
+def _tolerant_matches(text: str, search: str, replace: str, lo: int, hi: int) -> list:
+    """Whole-line windows inside ``[lo, hi)`` equal to ``search`` up to trailing whitespace
+    and one uniform indentation shift; each comes with ``replace`` shifted the same way."""
+    wanted = search.split("\n")
+    ends_with_newline = wanted[-1] == ""
+    if ends_with_newline:
+        wanted.pop()
+    offsets = line_offsets(text)
+    lines = text.split("\n")
+    first = next((n for n in range(len(offsets) - 1) if offsets[n] >= lo), len(lines))
+    matches = []
+    for k in range(first, len(lines) - len(wanted) + 1):
+        end_line = k + len(wanted) - 1
+        if ends_with_newline:
+            if end_line + 1 >= len(offsets):
+                break
+            end = offsets[end_line + 1]
+        else:
+            end = offsets[end_line] + len(lines[end_line].rstrip())
+        if end > hi:
+            break
+        shift = _shift(lines[k:k + len(wanted)], wanted)
+        if shift is not None:
+            matches.append((offsets[k], end, _reindent(replace, shift)))
+    return matches
+
+
+def _shift(have: list[str], wanted: list[str]) -> str | int | None:
+    """The indentation added (a prefix str) or removed (a count) turning ``wanted`` into
+    ``have``, or None when they differ otherwise."""
+    shift = None
+    for got, want in zip(have, wanted, strict=True):
+        got, want = got.rstrip(), want.rstrip()
+        if not got or not want:
+            if got or want:
+                return None
+            continue
+        if got.lstrip() != want.lstrip():
+            return None
+        if len(got) >= len(want):
+            this = got[: len(got) - len(want)] if got.endswith(want) else None
+        else:
+            this = len(want) - len(got) if want.endswith(got) else None
+        if this is None:
+            return None
+        if shift is None:
+            shift = this
+        elif this != shift:
+            return None
+    return shift
+
+
+def _reindent(replace: str, shift: str | int | None) -> str:
+    if not shift:
+        return replace
+    out = []
+    for line in replace.split("\n"):
+        if not line.strip():
+            out.append(line)
+        elif isinstance(shift, str):
+            out.append(shift + line)
+        else:
+            body = line.lstrip()
+            out.append(line[: max(len(line) - len(body) - shift, 0)] + body)
+    return "\n".join(out)
 
 
 def _bounds(text: str, span: Span) -> tuple[int, int]:

@@ -45,7 +45,11 @@ def main():
 @click.option("--hard-lint", default=",".join(("F821", "F401")), show_default=True,
               help="Comma-separated lint codes that reject a candidate when it introduces them "
                    "('' disables hard lint).")
-def apply_command(candidates, repo, as_json, write_id, hard_lint):
+@click.option("--tolerant", is_flag=True,
+              help="When a search block has no exact match, also accept a unique whole-line match "
+                   "differing only in indentation shift and trailing whitespace (recorded as "
+                   "match_tier: tolerant).")
+def apply_command(candidates, repo, as_json, write_id, hard_lint, tolerant):
     """Apply, gate and deduplicate the candidates in CANDIDATES.json ('-' for stdin).
 
     Exit status: 0 when at least one candidate is valid (and written, with --write);
@@ -58,7 +62,7 @@ def apply_command(candidates, repo, as_json, write_id, hard_lint):
     codes = tuple(c.strip() for c in hard_lint.split(",") if c.strip())
     if write_id is not None and write_id not in {c.id for c in batch.candidates}:
         raise BadInput(f"--write {write_id}: no candidate has that id")
-    report = run_batch(batch, repo, hard_lint=codes)
+    report = run_batch(batch, repo, hard_lint=codes, tolerant=tolerant)
     if as_json:
         click.echo(json.dumps(report_json(report, repo), indent=2))
     else:

@@ -34,13 +34,14 @@ def gen09_select_representation(target, change_files):
 
 
 @hookspec(firstresult=True)
-def gen09_apply_edits(source, edits, span):
+def gen09_apply_edits(source, edits, span, tolerant):
     """Stage (d): apply one candidate's edits to one file.
 
     Receives the ``models.SourceFile`` snapshot, the tuple of ``models.Edit`` for that
-    file, and the ``models.Span`` the search blocks must match inside (or None). Returns
-    the new text (str) or a ``models.Rejection``. Stops at the first non-None result; the
-    core's default (exact unique match) runs last.
+    file, the ``models.Span`` the search blocks must match inside (or None), and whether
+    the opt-in tolerant matching tier is enabled. Returns a ``models.Patched`` (new text +
+    the tier each edit matched with) or a ``models.Rejection``. Stops at the first non-None
+    result; the core's default (unique match) runs last.
     """
 
 
@@ -97,4 +98,24 @@ def gen09_generator():
 
     Exactly one plugin implementing this hook may be active per run; the core enforces
     it at load time and names the plugins involved.
+    """
+
+
+@hookspec
+def gen09_recipes():
+    """Return the ``repo_mutate`` recipes this plugin offers (a list of recipe objects with
+    ``name``, ``version``, ``options`` (an attrs class) and ``run(context)``).
+
+    Every plugin may answer; answers are collected. A recipe name offered twice is an error
+    naming both plugins.
+    """
+
+
+@hookspec
+def gen09_repo_profiles():
+    """Return repository profiles (a list of ``gen09_core.mutate.profiles.Profile``): how to
+    install a repository, run its tests and read per-test outcomes.
+
+    Every plugin may answer; answers are collected; a profile named in the run's
+    configuration file overrides a plugin's profile of the same name.
     """

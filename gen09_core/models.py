@@ -137,11 +137,27 @@ class Rejection:
 
 
 @frozen
+class Patched:
+    """An applicator's result for one file: the new text and, per edit, the matching tier
+    used (``exact``, ``tolerant`` or ``whole_file``)."""
+
+    text: str
+    tiers: tuple[str, ...]
+
+
+@frozen
 class Applied:
-    """A candidate after stage (d): its changed files, in memory only."""
+    """A candidate after stage (d): its changed files, in memory only, and the tier each
+    edit matched with."""
 
     candidate: Candidate
     files: tuple[ChangedFile, ...]
+    tiers: tuple[str, ...] = ()
+
+    @property
+    def match_tier(self) -> str:
+        """``tolerant`` when any edit needed the tolerant tier, else ``exact``."""
+        return "tolerant" if "tolerant" in self.tiers else "exact"
 
 
 @frozen

@@ -23,9 +23,10 @@ from gen09_core.plugins import default_registry
 from gen09_core.repo import Snapshot
 
 
-def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD_LINT) -> Report:
+def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD_LINT,
+              tolerant: bool = False) -> Report:
     """Run every candidate of ``batch`` against ``repo`` in memory and report each outcome.
-    The repository is only read."""
+    The repository is only read. ``tolerant`` opts in to the tolerant matching tier."""
     registry = registry or default_registry()
     repo = Path(repo)
     if not repo.is_dir():
@@ -36,7 +37,7 @@ def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD
     outcomes: dict[str, Outcome] = {}
     applied: list[Applied] = []
     for candidate in batch.candidates:
-        result = apply_candidate(registry, snapshot, candidate, batch.target)
+        result = apply_candidate(registry, snapshot, candidate, batch.target, tolerant)
         if isinstance(result, Applied):
             applied.append(result)
         else:
@@ -118,6 +119,7 @@ def report_json(report: Report, repo) -> dict:
             entry.update(stage=o.rejection.stage, reason=o.rejection.reason, detail=o.rejection.detail)
         if o.applied:
             entry["files"] = [f.path for f in o.applied.files]
+            entry["match_tier"] = o.applied.match_tier
         if o.digest:
             entry["digest"] = o.digest
         if o.duplicate_of:

@@ -119,3 +119,29 @@ def test_same_candidate_same_result(registry, repo):
     first = run(registry, repo, *edits)
     assert all(run(registry, repo, *edits) == first for _ in range(3))
     assert reason(run(registry, repo, Edit("m.py", "x = 1", "y"))) == reason(run(registry, repo, Edit("m.py", "x = 1", "y")))
+
+
+def test_tolerant_tier_is_opt_in_and_recorded(registry, repo):
+    slipped = Edit("m.py", "  x = 1   \n  return x\n", "  x = 2\n  return x\n")
+    target = Target("m.py", Span(6, 8))
+    assert reason(run(registry, repo, slipped, target=target)) == "no_match"
+    result = apply_candidate(registry, Snapshot(repo), Candidate("c", (slipped,)), target, tolerant=True)
+    assert result.tiers == ("tolerant",) and result.match_tier == "tolerant"
+    assert result.files[0].new_text.endswith("def g():\n    x = 2\n    return x\n")
+
+
+def test_tolerant_tier_shifts_indentation_left_and_still_needs_a_unique_match(registry, repo):
+    over_indented = Edit("m.py", "        x = 1\n        return x\n", "        x = 3\n        return x\n")
+    result = apply_candidate(registry, Snapshot(repo), Candidate("c", (over_indented,)), None, tolerant=True)
+    assert reason(result) == "ambiguous_match" and "tolerant" in result.detail
+    result = apply_candidate(registry, Snapshot(repo), Candidate("c", (over_indented,)),
+                             Target("m.py", Span(1, 3)), tolerant=True)
+    assert result.files[0].new_text.startswith("def f():\n    x = 3\n    return x\n\n\ndef g():\n    x = 1\n")
+
+
+def test_tolerant_tier_never_ignores_other_differences(registry, repo):
+    edit = Edit("m.py", "def g():\n  x = 1\n  return  x\n", "pass\n")
+    result = apply_candidate(registry, Snapshot(repo), Candidate("c", (edit,)), None, tolerant=True)
+    assert reason(result) == "no_match"
+    exact = apply_candidate(registry, Snapshot(repo), Candidate("c", (Edit("m.py", "def f", "def h"),)), None, tolerant=True)
+    assert exact.tiers == ("exact",)
