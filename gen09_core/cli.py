@@ -121,3 +121,16 @@ def _print_table(report) -> None:
     s = report.summary()
     console.print(f"{s['valid']} valid, {s['duplicate']} duplicate, {s['rejected']} rejected of "
                   f"{s['total']}; edit-success rate {s['edit_success_rate']:.0%}")
+
+
+from gen09_core.cli_model import generate_command, intent_command, run_command  # noqa: E402
+
+main.add_command(intent_command)
+main.add_command(generate_command)
+main.add_command(run_command)
+
+
+from gen09_core.mutate.cli import mutate_command, verify_command  # noqa: E402  (light: click only)
+
+main.add_command(mutate_command)
+main.add_command(verify_command)

@@ -96,6 +96,9 @@ def gen09_mutators(language):
 def gen09_generator():
     """Return the candidate generator (stage (c), the only place a model is called).
 
+    The generator is an object with ``name`` and ``complete(body, endpoint) -> dict``: one
+    OpenAI chat-completions request body in, the response body out, raising
+    ``gen09_core.llm.TransportError`` on failure (see ``gen09_core.llm.Generator``).
     Exactly one plugin implementing this hook may be active per run; the core enforces
     it at load time and names the plugins involved.
     """

@@ -22,7 +22,7 @@ from gen09_core.errors import PluginError
 ENV_PLUGINS = "GEN09_PLUGINS"
 ENV_GENERATOR = "GEN09_GENERATOR"
 CORE_PLUGINS = ("gen09_core.represent", "gen09_core.apply")
-BUILTIN_PLUGINS = ("python",)  # entry-point names this distribution registers itself
+BUILTIN_PLUGINS = ("python", "treesitter", "openai")  # entry-point names this distribution registers itself
 
 
 @frozen

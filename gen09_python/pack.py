@@ -63,6 +63,16 @@ def gen09_entities(language, path, text):
     return list(_walk(tree.body, ""))
 
 
+@hookimpl
+def gen09_mutators(language):
+    """The procedural mutators (libcst transformers, imported lazily)."""
+    if language != LANGUAGE:
+        return None
+    from gen09_python.mutators import MUTATORS
+
+    return list(MUTATORS)
+
+
 def strip_comments(text: str) -> str:
     """``text`` with every comment token cut out; untokenizable text comes back unchanged."""
     lines = text.split("\n")

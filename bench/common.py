@@ -1,0 +1,83 @@
+"""Shared helpers for the benchmarks: fetching real code, timing, machine description."""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+CACHE = BENCH / ".cache"
+RESULTS = BENCH / "results"
+
+
+def fetch_sdist(name: str, version: str) -> Path:
+    """Download (once) the pinned sdist of ``name==version`` with pip and unpack it under
+    ``bench/.cache``; return the unpacked source folder."""
+    CACHE.mkdir(exist_ok=True)
+    folder = CACHE / f"{name}-{version}"
+    if folder.is_dir():
+        return folder
+    archive = CACHE / f"{name}-{version}.tar.gz"
+    if not archive.is_file():
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+               f"{name}=={version}", "-d", str(CACHE)]
+        print("fetching:", " ".join(cmd[2:]), file=sys.stderr)
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    if not archive.is_file():
+        raise SystemExit(f"pip download did not produce {archive}")
+    with tarfile.open(archive) as tar:
+        tar.extractall(CACHE, filter="data")
+    if not folder.is_dir():
+        raise SystemExit(f"{archive} did not unpack to {folder}")
+    return folder
+
+
+def timed(fn, *args):
+    """``(seconds, result)`` of one call."""
+    start = time.perf_counter()
+    result = fn(*args)
+    return time.perf_counter() - start, result
+
+
+def median_ms(samples: list[float]) -> float:
+    """Median of second samples, in milliseconds."""
+    return round(statistics.median(samples) * 1000, 1)
+
+
+def spread_ms(samples: list[float]) -> list[float]:
+    """``[min, max]`` of second samples, in milliseconds."""
+    return [round(min(samples) * 1000, 1), round(max(samples) * 1000, 1)]
+
+
+def cpu_model() -> str:
+    """The CPU model name from ``/proc/cpuinfo`` when available."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def machine(ruff: str) -> dict:
+    """What the figures were measured on."""
+    ruff_version = subprocess.run([ruff, "--version"], capture_output=True, text=True,
+                                  check=True).stdout.strip()
+    return {
+        "nproc": os.cpu_count(),
+        "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
+        "PYTHONDONTWRITEBYTECODE": os.environ.get("PYTHONDONTWRITEBYTECODE"),
+        "cpu": cpu_model(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "python_executable": sys.executable,
+        "ruff": ruff_version,
+    }

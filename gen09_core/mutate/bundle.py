@@ -1,0 +1,388 @@
+"""Harbor bundle export, ``instances.jsonl`` and the anti-contamination scan.
+
+One folder per task::
+
+    instruction.md            the issue (symptoms only)
+    task.toml                 Harbor config + metadata (recipe, lineage, digests, task hash)
+    environment/Dockerfile    builds the learner image from the snapshot
+    environment/repo/         the learner-visible snapshot (mutated; F2P test files removed)
+    solution/solve.sh         the oracle: restores the pristine source of the changed file
+    tests/test.sh             the verifier: restores hidden tests, runs F2P + P2P, writes
+                              the reward to $GEN09_LOG_DIR (default /logs/verifier)/reward.txt
+    tests/grade.py, tests/tests.txt, tests/expected.json, tests/hidden/...
+
+Every path in the scripts comes from an environment variable with the container default:
+``GEN09_APP_DIR`` (/testbed), ``GEN09_TESTS_DIR`` (the script's folder), ``GEN09_LOG_DIR``
+(/logs/verifier), ``GEN09_PYTHON`` (python). ``gen09 verify`` sets them to run locally.
+Exported is not accepted: acceptance is ``gen09 verify``'s nop/oracle contrast.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path, PurePosixPath
+
+from attrs import frozen
+
+from gen09_core.mutate.receipts import sha256_bytes, sha256_file, sha256_tree
+
+CREDENTIAL_NAMES = re.compile(
+    r"^(\.env(\..*)?|\.netrc|\.pypirc|\.npmrc|\.git-credentials|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|"
+    r".*\.(pem|key|p12|pfx|keystore)|credentials(\.json)?|secrets?\.(json|ya?ml|toml))$")
+CREDENTIAL_TEXT = re.compile(
+    r"AKIA[0-9A-Z]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----|gh[pousr]_[A-Za-z0-9]{36}|"
+    r"xox[abpr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9]{32,}")
+TRACE_SUFFIXES = (".pyc", ".pyo", ".orig", ".rej", ".bak", ".swp", ".swo", "~")
+TRACE_DIRS = {".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+CONFIG_FILES = ("pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py")
+
+
+@frozen
+class TaskSpec:
+    """Everything one accepted task needs for export."""
+
+    task_id: str
+    instance_id: str
+    modifier: str
+    entity: str
+    path: str
+    pristine_text: str
+    mutant_text: str
+    diff: str
+    fail_to_pass: tuple[str, ...]
+    pass_to_pass: tuple[str, ...]
+    issue: str
+    seed: int
+    complexity: int
+
+
+@frozen
+class BundleSettings:
+    """Run-level facts every bundle records."""
+
+    org: str
+    recipe: str
+    recipe_version: str
+    mirrors: str
+    upstream_release: str
+    source_repo: str
+    source_name: str
+    revision: str
+    base_image: str
+    image_install: tuple[str, ...]
+    pythonpath: tuple[str, ...]
+    plugins: tuple[str, ...]
+    pytest_version: str
+    memory_mb: int
+    verifier_timeout_sec: float
+    agent_timeout_sec: float
+    adaptations: tuple[str, ...]
+
+
+def is_credential(rel: str, data: bytes) -> bool:
+    """True when a file looks like a credential by its name or its content."""
+    if CREDENTIAL_NAMES.match(PurePosixPath(rel).name):
+        return True
+    return bool(CREDENTIAL_TEXT.search(data.decode("utf-8", "replace")))
+
+
+def hidden_test_files(spec: TaskSpec, files: list[str]) -> list[str]:
+    """Files the verifier restores: every file holding an F2P or P2P test, every
+    ``conftest.py`` and the root test-configuration files."""
+    wanted = {t.split("::")[0] for t in spec.fail_to_pass + spec.pass_to_pass}
+    out = []
+    for rel in files:
+        name = PurePosixPath(rel).name
+        if rel in wanted or name == "conftest.py" or (rel in CONFIG_FILES and "/" not in rel):
+            out.append(rel)
+    return sorted(out)
+
+
+def scan_snapshot(root: Path, pristine: dict[str, str], blocks: list[str], hidden: list[str]) -> list[str]:
+    """Leaks in a learner snapshot: VCS folders, caches and backup files, F2P test files,
+    any file equal to a pristine changed file, any pristine entity block, credentials."""
+    problems = []
+    root = Path(root)
+    pristine_bytes = {text.encode("utf-8") for text in pristine.values()}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if set(PurePosixPath(rel).parts) & TRACE_DIRS:
+            problems.append(f"{rel}: VCS or cache folder")
+            continue
+        if not path.is_file():
+            continue
+        if rel.endswith(TRACE_SUFFIXES):
+            problems.append(f"{rel}: backup or compiled file")
+        if rel in hidden:
+            problems.append(f"{rel}: hidden test file")
+        data = path.read_bytes()
+        if data in pristine_bytes:
+            problems.append(f"{rel}: identical to the pristine source")
+        text = data.decode("utf-8", "replace")
+        for block in blocks:
+            if block and block in text:
+                problems.append(f"{rel}: contains the pristine code")
+                break
+        if is_credential(rel, data):
+            problems.append(f"{rel}: credential")
+    return problems
+
+
+def entity_block(text: str, span: tuple[int, int]) -> str:
+    """The source lines of an entity (for the pristine-trace scan)."""
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[span[0] - 1:span[1]])
+
+
+def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: list[str],
+           tasks_dir: Path, pristine_block: str) -> Path:
+    """Write one bundle under ``tasks_dir/<task_id>`` (built aside, then renamed in).
+    Raises ``ValueError`` listing the leaks when the snapshot would not be clean."""
+    final = Path(tasks_dir) / spec.task_id
+    tmp = Path(tasks_dir) / f".tmp-{spec.task_id}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    repo = tmp / "environment" / "repo"
+    hidden = hidden_test_files(spec, files)
+    f2p_files = sorted({t.split("::")[0] for t in spec.fail_to_pass})
+    skipped_credentials = []
+    for rel in files:
+        if rel in f2p_files:
+            continue
+        data = (Path(pristine_dir) / rel).read_bytes()
+        if rel == spec.path:
+            data = spec.mutant_text.encode("utf-8")
+        elif is_credential(rel, data):
+            skipped_credentials.append(rel)
+            continue
+        target = repo / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    problems = scan_snapshot(repo, {spec.path: spec.pristine_text}, [pristine_block], f2p_files)
+    if problems:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ValueError("; ".join(problems))
+    for rel in hidden:
+        target = tmp / "tests" / "hidden" / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((Path(pristine_dir) / rel).read_bytes())
+    tests = sorted(spec.fail_to_pass) + sorted(spec.pass_to_pass)
+    _write(tmp / "instruction.md", spec.issue)
+    _write(tmp / "environment" / "Dockerfile", dockerfile(settings))
+    _write(tmp / "solution" / "solve.sh", solve_sh(spec), executable=True)
+    _write(tmp / "tests" / "test.sh", test_sh(settings), executable=True)
+    _write(tmp / "tests" / "grade.py", GRADE_PY)
+    _write(tmp / "tests" / "tests.txt", "".join(t + "\n" for t in tests))
+    _write(tmp / "tests" / "expected.json", json.dumps({
+        "count": len(tests), "FAIL_TO_PASS": sorted(spec.fail_to_pass),
+        "PASS_TO_PASS": sorted(spec.pass_to_pass)}, indent=2) + "\n")
+    adaptations = list(settings.adaptations)
+    if skipped_credentials:
+        adaptations.append(f"credential-like files left out of the snapshot: {len(skipped_credentials)}")
+    digests = {
+        "snapshot": sha256_tree(repo),
+        "dockerfile": sha256_file(tmp / "environment" / "Dockerfile"),
+        "instruction": sha256_file(tmp / "instruction.md"),
+        "solve_sh": sha256_file(tmp / "solution" / "solve.sh"),
+        "test_sh": sha256_file(tmp / "tests" / "test.sh"),
+        "hidden_tests": sha256_tree(tmp / "tests" / "hidden") if hidden else "",
+        "patch": sha256_bytes(spec.diff.encode("utf-8")),
+    }
+    body = task_toml(spec, settings, adaptations, digests, task_hash="")
+    _write(tmp / "task.toml", task_toml(spec, settings, adaptations, digests, task_hash(tmp, body)))
+    shutil.rmtree(final, ignore_errors=True)
+    tmp.rename(final)
+    return final
+
+
+def task_hash(bundle: Path, toml_without_hash: str) -> str:
+    """The hash of the complete task: every file but ``task.toml`` (path + bytes), plus
+    ``task.toml`` as rendered with an empty ``task_hash``."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in Path(bundle).rglob("*") if p.is_file()):
+        rel = path.relative_to(bundle).as_posix()
+        if rel == "task.toml":
+            continue
+        digest.update(rel.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    digest.update(b"task.toml\0" + hashlib.sha256(toml_without_hash.encode("utf-8")).digest())
+    return "sha256:" + digest.hexdigest()
+
+
+def check_task_hash(bundle: Path) -> bool:
+    """Recompute a bundle's task hash and compare it with the one ``task.toml`` records."""
+    text = (Path(bundle) / "task.toml").read_text(encoding="utf-8")
+    match = re.search(r'^task_hash = "(sha256:[0-9a-f]+)"$', text, re.M)
+    if not match:
+        return False
+    blank = text.replace(match.group(0), 'task_hash = ""', 1)
+    return task_hash(Path(bundle), blank) == match.group(1)
+
+
+def _write(path: Path, text: str, executable: bool = False) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="\n")
+    if executable:
+        path.chmod(0o755)
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(type(value))
+
+
+def _table(name: str, values: dict) -> str:
+    lines = [f"[{name}]"] + [f"{k} = {_toml_value(v)}" for k, v in values.items()]
+    return "\n".join(lines) + "\n"
+
+
+def task_toml(spec: TaskSpec, s: BundleSettings, adaptations: list[str], digests: dict,
+              task_hash: str) -> str:
+    """``task.toml`` (Harbor schema 1.1 layout) with gen09's metadata."""
+    name = f"{s.org}/{spec.task_id}"
+    parts = [
+        'schema_version = "1.1"\n'
+        "# the verifier runs in a fresh copy of the environment and receives only the learner's\n"
+        "# /testbed (as an artifact), so nothing else the agent did can steer the grading\n"
+        'artifacts = [{ source = "/testbed", exclude = ["__pycache__", ".pytest_cache"] }]\n',
+        _table("task", {
+            "name": name,
+            "description": f"Fix the bug described in instruction.md ({s.source_name}).",
+            "keywords": ["python", "bug-fix", "repo_mutate", s.recipe, spec.modifier],
+        }),
+        _table("metadata", {
+            "pipeline": "repo_mutate",
+            "recipe": s.recipe,
+            "recipe_version": s.recipe_version,
+            "mirrors": s.mirrors,
+            "upstream_release": s.upstream_release,
+            "source_repo": s.source_name,
+            "source_path": s.source_repo,
+            "source_revision": s.revision,
+            "instance_id": spec.instance_id,
+            "modifier": spec.modifier,
+            "entity": f"{spec.path}::{spec.entity}",
+            "entity_complexity": spec.complexity,
+            "seed": spec.seed,
+            "fail_to_pass": len(spec.fail_to_pass),
+            "pass_to_pass": len(spec.pass_to_pass),
+            "adaptations": adaptations,
+            "reward_scale": "binary: 1 when every FAIL_TO_PASS and PASS_TO_PASS test passes, else 0",
+            "status": "exported (acceptance is the nop/oracle contrast of gen09 verify)",
+            "task_hash": task_hash,
+        }),
+        _table("metadata.asset_digests", digests),
+        _table("verifier", {"timeout_sec": float(s.verifier_timeout_sec), "environment_mode": "separate"}),
+        _table("agent", {"timeout_sec": float(s.agent_timeout_sec), "user": "learner"}),
+        _table("environment", {"build_timeout_sec": 900.0, "cpus": 1, "memory_mb": s.memory_mb,
+                               "storage_mb": 10240}),
+    ]
+    return "\n".join(parts)
+
+
+def dockerfile(s: BundleSettings) -> str:
+    """The learner image: the snapshot at /testbed with the test runner installed."""
+    paths = ":".join(f"/testbed/{p}".rstrip("/.") or "/testbed" for p in s.pythonpath) or "/testbed"
+    steps = [step.format(pytest_version=s.pytest_version) for step in s.image_install]
+    install = " && \\\n    ".join(steps) if steps else "true"
+    return (f"FROM {s.base_image}\n"
+            "WORKDIR /testbed\n"
+            "COPY repo/ /testbed/\n"
+            f"RUN {install}\n"
+            "RUN useradd --create-home --uid 1000 learner && chown -R learner /testbed\n"
+            f"ENV PYTHONDONTWRITEBYTECODE=1 PYTHONPATH={paths}\n")
+
+
+def solve_sh(spec: TaskSpec) -> str:
+    """The reference solution: write back the pristine bytes of the changed file."""
+    payload = base64.encodebytes(spec.pristine_text.encode("utf-8")).decode("ascii")
+    return ("#!/usr/bin/env bash\n"
+            "# Reference solution: restore the original source of the changed file.\n"
+            "set -eu\n"
+            'APP_DIR="${GEN09_APP_DIR:-/testbed}"\n'
+            f'base64 -d > "$APP_DIR/{spec.path}" <<\'GEN09_PAYLOAD\'\n'
+            f"{payload}"
+            "GEN09_PAYLOAD\n")
+
+
+def test_sh(s: BundleSettings) -> str:
+    """The verifier entry point."""
+    paths = ":".join(f'$APP_DIR/{p}' for p in s.pythonpath) or "$APP_DIR"
+    plugins = "".join(f" -p {p}" for p in s.plugins)
+    return f"""#!/usr/bin/env bash
+# Verifier: restore the hidden tests, run FAIL_TO_PASS + PASS_TO_PASS, write the reward
+# (1 when all pass, else 0) to $LOG_DIR/reward.txt.
+set -u
+APP_DIR="${{GEN09_APP_DIR:-/testbed}}"
+TESTS_DIR="${{GEN09_TESTS_DIR:-$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)}}"
+LOG_DIR="${{GEN09_LOG_DIR:-/logs/verifier}}"
+PYTHON="${{GEN09_PYTHON:-python}}"
+mkdir -p "$LOG_DIR"
+echo 0 > "$LOG_DIR/reward.txt"
+cd "$APP_DIR" || exit 0
+# conftest files the learner may have added cannot steer the run; the originals come back
+find . -name conftest.py -delete
+cp -R "$TESTS_DIR/hidden/." "$APP_DIR/"
+export PYTHONDONTWRITEBYTECODE=1
+export PYTHONPATH="{paths}${{PYTHONPATH:+:$PYTHONPATH}}"
+"$PYTHON" -m pytest -p no:cacheprovider{plugins} -q --rootdir="$APP_DIR" --junitxml="$LOG_DIR/junit.xml" \\
+    "@$TESTS_DIR/tests.txt" > "$LOG_DIR/test-output.txt" 2>&1
+status=$?
+"$PYTHON" "$TESTS_DIR/grade.py" "$LOG_DIR/junit.xml" "$TESTS_DIR/expected.json" "$status" \\
+    > "$LOG_DIR/reward.txt" || echo 0 > "$LOG_DIR/reward.txt"
+cat "$LOG_DIR/reward.txt"
+"""
+
+
+GRADE_PY = '''"""Reward from the JUnit XML: 1 when pytest exited 0 and exactly the expected number of
+tests ran and passed (none failed, errored or was skipped), else 0."""
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+
+def main(junit, expected, status):
+    want = json.load(open(expected, encoding="utf-8"))["count"]
+    try:
+        root = ET.parse(junit).getroot()
+    except (OSError, ET.ParseError):
+        return 0
+    passed = bad = 0
+    for case in root.iter("testcase"):
+        if any(child.tag in ("failure", "error", "skipped") for child in case):
+            bad += 1
+        else:
+            passed += 1
+    return int(status == "0" and bad == 0 and passed == want)
+
+
+if __name__ == "__main__":
+    print(main(*sys.argv[1:4]))
+'''
+
+
+def instance_record(spec: TaskSpec, s: BundleSettings, image_name: str) -> dict:
+    """One ``instances.jsonl`` line with SWE-smith/SWE-bench fields. As in SWE-smith,
+    ``patch`` is the bug-introducing diff (pristine → mutant); the fix is its reverse."""
+    return {
+        "instance_id": spec.instance_id,
+        "repo": s.source_name,
+        "base_commit": s.revision,
+        "patch": spec.diff,
+        "FAIL_TO_PASS": sorted(spec.fail_to_pass),
+        "PASS_TO_PASS": sorted(spec.pass_to_pass),
+        "problem_statement": spec.issue,
+        "image_name": image_name,
+        "strategy": f"procedural/{spec.modifier}",
+        "entity": f"{spec.path}::{spec.entity}",
+        "task": f"tasks/{spec.task_id}",
+    }

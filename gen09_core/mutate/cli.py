@@ -1,0 +1,151 @@
+"""``gen09 mutate`` and ``gen09 verify`` (registered on the main group by ``gen09_core.cli``).
+
+Heavy imports happen inside the commands, so ``gen09 apply`` starts as fast as before.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command("mutate")
+@click.argument("repo", required=False, type=click.Path(path_type=Path))
+@click.option("--config", "config_file", type=click.Path(path_type=Path),
+              help="Configuration file (.toml or .json); options given here override it.")
+@click.option("--recipe", default=None, help="Recipe name (pipeline.recipe); default swe_smith.")
+@click.option("--n", "max_mutants", type=int, default=None, help="Mutants to validate (limits.max_mutants).")
+@click.option("--seed", type=int, default=None, help="Random seed (seeds.mutate).")
+@click.option("--selection", type=click.Choice(["coverage", "full"]), default=None,
+              help="Tests per mutant: the covering ones (default) or the whole suite.")
+@click.option("--workers", type=int, default=None, help="Parallel test jobs (limits.workers).")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Run folder; re-running into it resumes.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, workers, out, as_json):
+    """Make verified bug-fix tasks from the healthy repository REPO (Harbor bundles).
+
+    Exit status: 0 when at least one task was exported; 1 when none was (or the source has
+    no stable tests); 2 for a bad configuration; 3 when the environment or runner fails.
+    """
+    from gen09_core.errors import BadInput
+    from gen09_core.mutate import config as cfg
+    from gen09_core.mutate.pipeline import run
+
+    data: dict = cfg.load_file(config_file) if config_file else {}
+    where = str(config_file) if config_file else "config"
+    overrides: dict = {}
+    if repo is not None:
+        overrides["source"] = {"repo": str(repo)}
+    if recipe is not None:
+        overrides["pipeline"] = {"name": data.get("pipeline", {}).get("name", cfg.PIPELINE), "recipe": recipe}
+    limits = {k: v for k, v in {"max_mutants": max_mutants, "workers": workers}.items() if v is not None}
+    if limits:
+        overrides["limits"] = limits
+    if seed is not None:
+        overrides["seeds"] = {"mutate": seed}
+    if selection is not None:
+        name = recipe or data.get("pipeline", {}).get("recipe", "swe_smith")
+        overrides["recipe"] = {name: {"selection": selection}}
+    data = cfg.merge(data, overrides)
+    if "source" not in data:
+        raise BadInput("give the repository: gen09 mutate REPO ... (or source.repo in --config)")
+    listener, progress = _progress_listener()
+    try:
+        summary = run(data, out, listener=listener, where=where)
+    finally:
+        if progress is not None:
+            progress.stop()
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, sort_keys=True))
+    else:
+        _print_summary(summary, out)
+    sys.exit(0 if summary["exported"] else 1)
+
+
+def _progress_listener():
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        def plain(event):
+            if event.status in ("done", "failed"):
+                click.echo(f"gen09 mutate: {event.stage} {event.status} {event.subject}".rstrip(), err=True)
+        return plain, None
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=console, transient=False)
+    progress.start()
+    tasks: dict = {}
+
+    def listener(event):
+        if event.total is not None:
+            if event.stage not in tasks:
+                tasks[event.stage] = progress.add_task(event.stage, total=event.total or 1)
+            progress.update(tasks[event.stage], completed=event.completed or 0,
+                            total=event.total or 1)
+        elif event.status in ("done", "failed"):
+            progress.console.print(f"{event.stage}: {event.status} {event.subject}".rstrip())
+
+    return listener, progress
+
+
+def _print_summary(summary: dict, out: Path) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table("modifier", "gated", "uncovered", "no F2P", "valid", "accepted")
+    for name, s in summary["per_modifier"].items():
+        table.add_row(name, str(s["gated"]), str(s["uncovered"]), str(s["no_fail_to_pass"]),
+                      str(s["valid"]), str(s["accepted"]))
+    console.print(table)
+    console.print(f"{summary['exported']} task(s) exported to {out / 'tasks'} from {summary['mutants']} "
+                  f"mutant(s); test-runner seconds {summary['cost']['test_runner_seconds']}. "
+                  f"Check them with: gen09 verify {out}")
+
+
+@click.command("verify")
+@click.argument("bundles", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--python", "python", default=None,
+              help="Interpreter with the repository's test dependencies (default: gen09's own).")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option("--plugin-autoload", is_flag=True,
+              help="Let pytest load every plugin installed for --python (off: only those test.sh names).")
+@click.option("--record", type=click.Path(dir_okay=False, path_type=Path),
+              help="Append one JSON line per bundle to this file.")
+def verify_command(bundles, python, as_json, plugin_autoload, record):
+    """Run each Harbor bundle's verifier locally, without Docker: nop (reward must be 0)
+    and oracle after solution/solve.sh (reward must be 1).
+
+    BUNDLES are bundle folders, a run's tasks folder, or a run folder. Exit status: 0 when
+    every bundle shows the contrast, 1 when one does not, 2 when no bundle is found.
+    """
+    from gen09_core.errors import BadInput
+    from gen09_core.mutate.verify import find_bundles, verify_bundle
+
+    found = find_bundles(bundles)
+    if not found:
+        raise BadInput("no Harbor bundle (task.toml + tests/test.sh + environment/repo) found in "
+                       + ", ".join(map(str, bundles)))
+    results = [verify_bundle(b, python or sys.executable, plugin_autoload=plugin_autoload) for b in found]
+    if record:
+        with open(record, "a", encoding="utf-8") as handle:
+            for r in results:
+                handle.write(json.dumps(r.as_dict(), sort_keys=True) + "\n")
+    if as_json:
+        click.echo(json.dumps({"bundles": [r.as_dict() for r in results],
+                               "ok": sum(r.ok for r in results), "total": len(results)}, indent=2))
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table("bundle", "nop", "oracle", "hash", "ok", "detail")
+        for r in results:
+            table.add_row(Path(r.bundle).name, str(r.nop), str(r.oracle), "ok" if r.hash_ok else "BAD",
+                          "[green]yes[/]" if r.ok else "[red]no[/]", r.detail[:80])
+        Console().print(table)
+    sys.exit(0 if all(r.ok for r in results) else 1)

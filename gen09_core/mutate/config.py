@@ -1,0 +1,260 @@
+"""Typed configuration of a ``repo_mutate`` run (TOML or JSON), strict about unknown keys.
+
+Example (``examples/mutate.toml`` has the full set)::
+
+    [pipeline]
+    name = "repo_mutate"
+    recipe = "swe_smith"
+
+    [source]
+    repo = "path/to/repo"
+
+    [limits]
+    max_mutants = 40
+
+The *resolved* configuration (absolute repo path, the resolved revision, every default and
+the recipe's options filled in) is written to ``config.json`` in the run folder before any
+work starts; re-running into the same folder must resolve to the same configuration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import tomllib
+from pathlib import Path
+
+import cattrs
+from attrs import evolve, field, frozen
+
+from gen09_core.errors import BadInput
+
+PIPELINE = "repo_mutate"
+SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv", ".mypy_cache",
+             ".pytest_cache", ".ruff_cache", "build", "dist", ".eggs", "node_modules"}
+
+
+@frozen
+class Pipeline:
+    """Which pipeline and recipe run."""
+
+    name: str = PIPELINE
+    recipe: str = "swe_smith"
+
+
+@frozen
+class Source:
+    """The healthy repository: its folder, its resolved revision and a display name."""
+
+    repo: str
+    revision: str = ""  # resolved when empty: git HEAD, else a digest of the tree
+    name: str = ""  # "org/name" for instance ids; the folder name when empty
+
+
+@frozen
+class Limits:
+    """Bounds of the run."""
+
+    max_mutants: int = 50  # mutants that pass the gate and go to validation
+    max_tasks: int = 0  # stop after this many accepted tasks (0: no cap)
+    timeout_sec: float = 300.0  # one test-runner process (per mutant)
+    memory_mb: int = 4096  # address-space limit of one test-runner process
+    workers: int = 2  # parallel test jobs on the local executor
+
+    def __attrs_post_init__(self):
+        for name in ("max_mutants", "timeout_sec", "memory_mb", "workers"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"limits.{name} must be > 0")
+        if self.max_tasks < 0:
+            raise ValueError("limits.max_tasks must be >= 0")
+
+
+@frozen
+class Seeds:
+    """Random seeds: the same seed and configuration give the same mutants."""
+
+    mutate: int = 0
+
+
+@frozen
+class ModelRole:
+    """A model used for one role (e.g. ``issue_writer``), called through gen09's metered client."""
+
+    model: str
+    base_url: str | None = None
+
+
+@frozen
+class ProfileSpec:
+    """A repository profile given in the configuration file (see ``profiles.Profile``)."""
+
+    base: str = "python-pytest"
+    install: tuple[str, ...] | None = None
+    test_paths: tuple[str, ...] | None = None
+    pytest_args: tuple[str, ...] | None = None
+    pythonpath: tuple[str, ...] | None = None
+    env: dict[str, str] | None = None
+    venv: bool | None = None
+    inherit_runner_packages: bool | None = None
+    plugin_autoload: bool | None = None
+    plugins: tuple[str, ...] | None = None
+    base_image: str | None = None
+    image_install: tuple[str, ...] | None = None
+
+
+@frozen
+class MutateConfig:
+    """The whole configuration; ``recipe`` holds options per recipe name."""
+
+    source: Source
+    pipeline: Pipeline = field(factory=Pipeline)
+    limits: Limits = field(factory=Limits)
+    seeds: Seeds = field(factory=Seeds)
+    models: dict[str, ModelRole] = field(factory=dict)
+    profile: str = "python-pytest"
+    profiles: dict[str, ProfileSpec] = field(factory=dict)
+    recipe: dict[str, dict] = field(factory=dict)
+
+
+CONVERTER = cattrs.Converter(forbid_extra_keys=True)
+
+
+def structure(data: dict, where: str = "config") -> MutateConfig:
+    """Build a config from plain data; any unknown key or wrong type is ``BadInput``."""
+    if not isinstance(data, dict):
+        raise BadInput(f"{where}: the configuration must be a table/object")
+    try:
+        return CONVERTER.structure(data, MutateConfig)
+    except (cattrs.BaseValidationError, ValueError, TypeError) as exc:
+        raise BadInput(f"{where}: " + "; ".join(_messages(exc))) from None
+
+
+def _messages(exc) -> list[str]:
+    if isinstance(exc, cattrs.BaseValidationError):
+        from cattrs.v import format_exception
+
+        def describe(err, type_):
+            if type(err) is ValueError:
+                return str(err)
+            return format_exception(err, type_)
+
+        return [m.replace("@ $", "at $", 1)
+                for m in cattrs.transform_error(exc, path="$", format_exception=describe)]
+    return [str(exc)]
+
+
+def load_file(path: str | Path) -> dict:
+    """Read a TOML (``.toml``) or JSON configuration file into plain data."""
+    path = Path(path)
+    if not path.is_file():
+        raise BadInput(f"{path}: no such configuration file")
+    raw = path.read_bytes()
+    try:
+        if path.suffix == ".toml":
+            return tomllib.loads(raw.decode("utf-8"))
+        return json.loads(raw)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {exc}") from None
+
+
+def merge(base: dict, overrides: dict) -> dict:
+    """``base`` with ``overrides`` laid over it, table by table."""
+    out = dict(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def check(config: MutateConfig, recipes: dict, profiles: dict) -> None:
+    """Semantic checks with one clear message each: the pipeline, the recipe, the profile,
+    the model roles and the repository folder."""
+    if config.pipeline.name != PIPELINE:
+        raise BadInput(f"pipeline.name must be {PIPELINE!r}, not {config.pipeline.name!r}")
+    if config.pipeline.recipe not in recipes:
+        raise BadInput(f"pipeline.recipe {config.pipeline.recipe!r} is not a known recipe "
+                       f"(known: {', '.join(sorted(recipes)) or 'none'})")
+    unknown = sorted(set(config.recipe) - set(recipes))
+    if unknown:
+        raise BadInput(f"recipe options given for unknown recipe(s): {', '.join(unknown)}")
+    if config.profile not in profiles and config.profile not in config.profiles:
+        raise BadInput(f"profile {config.profile!r} is not defined (known: "
+                       f"{', '.join(sorted(set(profiles) | set(config.profiles)))})")
+    for name, spec in config.profiles.items():
+        if spec.base not in profiles:
+            raise BadInput(f"profiles.{name}.base {spec.base!r} is not a known profile")
+    roles = sorted(config.models)
+    unsupported = [r for r in roles if r != "issue_writer"]
+    if unsupported:
+        raise BadInput(f"models: unknown role(s) {', '.join(unsupported)} (known: issue_writer)")
+    if "issue_writer" in config.models:
+        raise BadInput("models.issue_writer: the model issue writer needs gen09's metered model "
+                       "client, which this build does not include; remove the role to use the "
+                       "deterministic writer")
+    repo = Path(config.source.repo)
+    if not repo.is_dir():
+        raise BadInput(f"source.repo {config.source.repo!r} is not a folder")
+
+
+def resolve(config: MutateConfig, recipe_options: dict) -> MutateConfig:
+    """Fill in the absolute repo path, the revision, the display name and the recipe's
+    options (with defaults), so the written config says everything the run used."""
+    repo = Path(config.source.repo).resolve()
+    revision = config.source.revision or resolve_revision(repo)
+    name = config.source.name or repo.name
+    return evolve(
+        config,
+        source=Source(str(repo), revision, name),
+        recipe={config.pipeline.recipe: recipe_options},
+    )
+
+
+def resolve_revision(repo: Path) -> str:
+    """The git commit of ``repo`` when it is a clean git checkout (``git rev-parse``, read
+    only); otherwise a digest of its source tree (``tree-sha256:...``)."""
+    if (repo / ".git").exists():
+        try:
+            head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True,
+                                  text=True, check=True).stdout.strip()
+            dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain"], capture_output=True,
+                                   text=True, check=True).stdout.strip()
+            if head and not dirty:
+                return head
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    return "tree-sha256:" + tree_digest(repo)
+
+
+def source_files(repo: Path):
+    """Every file of the repository outside VCS/cache/build folders, sorted, as relative paths."""
+    repo = Path(repo)
+    out = []
+    stack = [repo]
+    while stack:
+        folder = stack.pop()
+        for entry in sorted(folder.iterdir()):
+            if entry.is_symlink():
+                continue
+            if entry.is_dir():
+                if entry.name not in SKIP_DIRS and not entry.name.endswith(".egg-info"):
+                    stack.append(entry)
+            elif entry.is_file() and not entry.name.endswith((".pyc", ".pyo")):
+                out.append(entry.relative_to(repo).as_posix())
+    return sorted(out)
+
+
+def tree_digest(repo: Path) -> str:
+    """Hex SHA-256 over the repository's source files (paths and bytes)."""
+    digest = hashlib.sha256()
+    for rel in source_files(repo):
+        digest.update(rel.encode() + b"\0")
+        digest.update(hashlib.sha256((repo / rel).read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def to_json(config: MutateConfig) -> str:
+    """The canonical JSON form written to ``config.json``."""
+    return json.dumps(CONVERTER.unstructure(config), indent=2, sort_keys=True) + "\n"

@@ -1,0 +1,167 @@
+"""The deterministic, symptom-based issue writer.
+
+It says what a user would observe (the call, the actual vs expected result, or the
+exception) from the failing tests' assertion output and their failing source line, turned
+into a short reproduction. It never includes the fix, the diff, the mutated line, test
+names, test files or test commands: every line that mentions one of those is dropped.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from pathlib import Path, PurePosixPath
+
+MAX_OBSERVATIONS = 3
+MAX_STATEMENT_LINES = 6
+_WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
+_ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
+
+
+def module_name(path: str) -> str:
+    """``shop/pricing.py`` → ``shop.pricing``; ``pkg/__init__.py`` → ``pkg``."""
+    parts = list(PurePosixPath(path).with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    if parts and parts[0] == "src":
+        parts.pop(0)
+    return ".".join(parts) or path
+
+
+def forbidden_strings(tests: list[str], diff: str) -> list[str]:
+    """What must never appear: test names and files, and the changed lines of the diff."""
+    out = set()
+    for nodeid in tests:
+        file, _, rest = nodeid.partition("::")
+        out.add(PurePosixPath(file).name)
+        out.add(file)
+        for part in rest.split("::"):
+            name = part.split("[")[0]
+            if len(name) > 3:
+                out.add(name)
+    for line in diff.splitlines():
+        if line.startswith(("+", "-")) and not line.startswith(("+++", "---")):
+            body = line[1:].strip()
+            if len(body) >= 8:
+                out.add(body)
+    return sorted(out, key=len, reverse=True)
+
+
+def _clean(line: str, forbidden: list[str]) -> str | None:
+    low = line.lower()
+    if "pytest" in low or re.search(r"\w+\.py\b", line):
+        return None
+    if any(f in line for f in forbidden):
+        return None
+    return line
+
+
+def _repro_line(nodeid: str, failure: dict, repo: Path) -> str | None:
+    """The failing statement of the test (whole, up to a few lines), from its source."""
+    test_file = nodeid.split("::")[0]
+    try:
+        source = (repo / test_file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    lines = source.splitlines()
+    for path, lineno in failure.get("trace", []):
+        if path != test_file or not lineno:
+            continue
+        for line in (lineno, lineno + 1):  # the report's line may be 0- or 1-based
+            statement = _statement_at(source, line)
+            if statement and (statement.startswith("assert") or "(" in statement):
+                return statement
+        if 0 < lineno <= len(lines):
+            return lines[lineno - 1].strip() or None
+    return None
+
+
+def _statement_at(source: str, line: int) -> str | None:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    best = None
+    compound = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.For, ast.While, ast.If,
+                ast.Try)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and not isinstance(node, compound) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno):
+            best = node
+    if best is None:
+        return None
+    text = ast.get_source_segment(source, best, padded=True) or ""
+    if text.count("\n") >= MAX_STATEMENT_LINES:
+        return None
+    return textwrap.dedent(text).strip()
+
+
+def _symptom(message: str) -> tuple[str | None, str | None]:
+    """(short observation, exception line) from a crash message."""
+    lines = [ln for ln in message.splitlines() if ln.strip()]
+    if not lines:
+        return None, None
+    first = lines[0].strip()
+    if first.startswith("AssertionError: "):
+        first = first[len("AssertionError: "):]
+    match = _ASSERT_EQ.match(first)
+    if match:
+        actual, expected = match.group(1), match.group(2)
+        call = None
+        for ln in lines[1:]:
+            where = _WHERE.match(ln)
+            if where and where.group(1) == actual:
+                call = where.group(2)
+                break
+        if call:
+            return f"`{call}` returns `{actual}`, but `{expected}` is expected.", None
+        return f"a result is `{actual}` where `{expected}` is expected.", None
+    if first.startswith("assert"):
+        return "a documented property of the result does not hold.", None
+    return None, first[:300]
+
+
+def write_issue(module: str, failures: dict, fail_to_pass: list[str], all_tests: list[str], diff: str,
+                repo: Path) -> str:
+    """The issue text for one task (Markdown), deterministic for the same inputs."""
+    forbidden = forbidden_strings(sorted(set(all_tests) | set(fail_to_pass)), diff)
+    observations = []
+    seen = set()
+    for nodeid in sorted(fail_to_pass):
+        failure = failures.get(nodeid)
+        if not failure:
+            continue
+        repro = _repro_line(nodeid, failure, repo)
+        repro = _clean(repro, forbidden) if repro else None
+        observation, exception = _symptom(failure.get("message", ""))
+        observation = _clean(observation, forbidden) if observation else None
+        exception = _clean(exception, forbidden) if exception else None
+        key = (repro, observation, exception)
+        if key in seen or not any(key):
+            continue
+        seen.add(key)
+        observations.append(key)
+        if len(observations) == MAX_OBSERVATIONS:
+            break
+    parts = [f"# Unexpected behaviour in `{module}`", "",
+             f"Code that uses `{module}` no longer gets the results it used to. "
+             "Here is what I observe:", ""]
+    if not observations:
+        parts.append(f"- Several documented behaviours of `{module}` now give different results "
+                     "or errors.")
+    for number, (repro, observation, exception) in enumerate(observations, 1):
+        if repro:
+            shown = "\n".join("   " + ln for ln in repro.splitlines())
+            parts += [f"{number}. This check fails:", "", "   ```python", shown, "   ```", ""]
+            if observation:
+                parts.append(f"   Observed: {observation}")
+            elif exception:
+                parts.append(f"   It raises `{exception}`.")
+        elif observation:
+            parts.append(f"{number}. Observed: {observation}")
+        else:
+            parts.append(f"{number}. Calling into `{module}` raises `{exception}`.")
+        parts.append("")
+    parts += ["Expected: these calls behave as they did before and as the module documents.", ""]
+    return "\n".join(parts)

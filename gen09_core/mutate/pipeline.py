@@ -1,0 +1,90 @@
+"""The ``repo_mutate`` pipeline shell: configuration → checks → resolved config written to
+the run folder → the chosen recipe's ``run``. Recipe-specific stages live in the recipe."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cattrs
+from attrs import frozen
+
+from gen09_core.errors import BadInput
+from gen09_core.mutate import config as cfg
+from gen09_core.mutate.executor import LocalExecutor
+from gen09_core.mutate.profiles import Profile, known_profiles, resolve_profile
+from gen09_core.mutate.receipts import Journal
+
+
+def mutate_registry():
+    """The plugin registry plus the built-in recipe and profile modules."""
+    from gen09_core.mutate import profiles, recipes
+    from gen09_core.plugins import make_registry
+
+    return make_registry(extra=[("core:mutate.recipes", recipes), ("core:mutate.profiles", profiles)])
+
+
+@frozen
+class Context:
+    """What a recipe's ``run`` receives."""
+
+    config: cfg.MutateConfig
+    options: object
+    out: Path
+    registry: object
+    profile: Profile
+    journal: Journal
+    executor: object
+
+
+def prepare(data: dict, out: Path, where: str = "config", registry=None) -> tuple:
+    """Structure and check the configuration, resolve it, and return ``(recipe, config,
+    options, profile, registry)`` without touching ``out``."""
+    from gen09_core.mutate.recipes import known_recipes
+
+    registry = registry or mutate_registry()
+    config = cfg.structure(data, where)
+    recipes = known_recipes(registry)
+    cfg.check(config, recipes, known_profiles(registry))
+    recipe = recipes[config.pipeline.recipe]
+    raw_options = config.recipe.get(recipe.name, {})
+    try:
+        options = cfg.CONVERTER.structure(raw_options, recipe.options)
+    except (cattrs.BaseValidationError, ValueError, TypeError) as exc:
+        raise BadInput(f"{where}: recipe.{recipe.name}: " + "; ".join(cfg._messages(exc))) from None
+    recipe.check(options, registry)
+    resolved = cfg.resolve(config, cfg.CONVERTER.unstructure(options))
+    return recipe, resolved, options, resolve_profile(registry, resolved), registry
+
+
+def run(data: dict, out, listener=None, where: str = "config", executor=None) -> dict:
+    """Run ``repo_mutate`` into the folder ``out``; returns the recipe's summary.
+
+    The resolved configuration is written to ``out/config.json`` first. When the folder
+    already holds a run, its configuration must be identical (the run resumes) or the
+    call fails with ``BadInput``.
+    """
+    out = Path(out).resolve()
+    recipe, config, options, profile, registry = prepare(data, out, where)
+    text = cfg.to_json(config)
+    existing = out / "config.json"
+    if existing.exists():
+        if existing.read_text(encoding="utf-8") != text:
+            raise BadInput(f"{out} holds a run with a different configuration; use another --out "
+                           "folder (or the same configuration to resume)")
+    elif out.exists() and any(out.iterdir()):
+        raise BadInput(f"{out} is not empty and holds no gen09 run")
+    out.mkdir(parents=True, exist_ok=True)
+    resumed = existing.exists()
+    if not resumed:
+        existing.write_text(text, encoding="utf-8")
+    journal = Journal(out, listener)
+    journal.event("config", "done", config.pipeline.recipe,
+                  detail={"revision": config.source.revision, "resumed": resumed})
+    journal.receipt("config", existing)
+    ctx = Context(config, options, out, registry, profile, journal,
+                  executor or LocalExecutor(config.limits.workers))
+    summary = recipe.run(ctx)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    journal.receipt("summary", out / "summary.json")
+    return summary

@@ -1,0 +1,132 @@
+"""Validation with SWE-smith's semantics, made fast with per-test coverage.
+
+1. The pristine suite runs twice (the second time recording per-test coverage through
+   coverage.py dynamic contexts). A test whose outcome differs between the runs is flaky
+   and excluded; only tests that passed both times are eligible ("stable").
+2. A mutant runs only the stable tests that executed the lines it changes (for a class
+   mutation: any line of the class). No covering test → rejected without running anything.
+3. FAIL_TO_PASS = stable tests that fail (or error, or vanish) on the mutant; PASS_TO_PASS
+   = stable tests that pass. A task needs at least one of each.
+4. An accepted mutant is confirmed once with its full F2P + P2P set (all stable tests); the
+   confirmed sets are the task's sets.
+
+With ``selection = "full"`` step 2 runs every stable test (SWE-smith's way) and that run is
+already the confirmation; ``bench/bench_mutate_validation.py`` compares the two modes.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from attrs import field, frozen
+
+from gen09_core.mutate.profiles import PASSING, TestJob, TestRun
+
+
+@frozen
+class Baseline:
+    """The pristine suite, twice: stable passing tests, flaky ones, and per-test coverage
+    (``{file: {line: [node ids]}}``, limited to stable tests)."""
+
+    stable: tuple[str, ...]
+    flaky: tuple[str, ...]
+    failing: tuple[str, ...]
+    coverage: dict
+    seconds: float
+    runs: tuple[dict, ...] = ()
+
+
+def run_baseline(executor, run_fn, pristine: str, scratch: str, timeout_sec: float,
+                 memory_mb: int) -> tuple[Baseline, list[TestRun]]:
+    """Run the pristine suite twice, one after the other (never in parallel: a flaky test
+    must not see its twin), and derive the baseline."""
+    results = []
+    for index, coverage in ((1, False), (2, True)):
+        job = TestJob(f"baseline-{index}", pristine, scratch, tests=None, coverage=coverage,
+                      timeout_sec=timeout_sec, memory_mb=memory_mb)
+        results.extend(executor.run(run_fn, [job]))
+    return derive_baseline(results[0], results[1]), results
+
+
+def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
+    """Compare two pristine runs: tests passing in both are stable; any other disagreement
+    is flaky; tests failing (or skipped) in both are simply not eligible."""
+    a, b = first.outcomes, second.outcomes
+    names = sorted(set(a) | set(b))
+    flaky = tuple(n for n in names if a.get(n) != b.get(n))
+    stable = tuple(n for n in names if a.get(n) == b.get(n) == PASSING)
+    failing = tuple(n for n in names if n not in flaky and n not in stable)
+    keep = set(stable)
+    coverage = {}
+    for path, lines in (second.coverage or {}).items():
+        kept = {int(line): [t for t in ids if t in keep] for line, ids in lines.items()}
+        kept = {line: ids for line, ids in kept.items() if ids}
+        if kept:
+            coverage[path] = kept
+    return Baseline(stable, flaky, failing, coverage, first.seconds + second.seconds,
+                    ({"status": first.status, "detail": first.detail},
+                     {"status": second.status, "detail": second.detail}))
+
+
+def changed_lines(old: str, new: str) -> list[int]:
+    """1-based line numbers of ``old`` that the change replaces or deletes; a pure insertion
+    counts the line it lands before (or the last line)."""
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    out: set[int] = set()
+    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag in ("replace", "delete"):
+            out.update(range(i1 + 1, i2 + 1))
+        elif tag == "insert":
+            out.add(min(i1 + 1, max(len(old_lines), 1)))
+    return sorted(out)
+
+
+def select_tests(baseline: Baseline, path: str, lines: list[int], kind: str,
+                 span: tuple[int, int]) -> tuple[str, ...]:
+    """The stable tests that executed the changed lines; for a class mutation, those that
+    executed any line of the class (its methods' behaviour depends on the whole body)."""
+    covered = baseline.coverage.get(path, {})
+    if kind == "class":
+        lines = range(span[0], span[1] + 1)
+    selected: set[str] = set()
+    for line in lines:
+        selected.update(covered.get(line, ()))
+    return tuple(sorted(selected))
+
+
+@frozen
+class Verdict:
+    """A mutant's validation result; ``status`` is ``valid`` or a rejection reason."""
+
+    status: str
+    fail_to_pass: tuple[str, ...] = ()
+    pass_to_pass: tuple[str, ...] = ()
+    ran: tuple[str, ...] = ()
+    seconds: float = 0.0
+    detail: str = ""
+    failures: dict = field(factory=dict)
+
+
+def judge(baseline: Baseline, run: TestRun, ran: tuple[str, ...], selection: str) -> Verdict:
+    """F2P/P2P from one mutant run over ``ran``; in coverage mode the stable tests that did
+    not run are P2P candidates, to be confirmed."""
+    if run.status != "ok":
+        return Verdict(run.status, ran=ran, seconds=run.seconds, detail=run.detail)
+    f2p = tuple(t for t in ran if run.outcomes.get(t, "error") != PASSING)
+    if selection == "full":
+        p2p = tuple(t for t in ran if run.outcomes.get(t) == PASSING)
+    else:
+        failed = set(f2p)
+        p2p = tuple(t for t in baseline.stable if t not in failed)
+    failures = {t: run.failures[t] for t in f2p if t in run.failures}
+    if not f2p:
+        return Verdict("no_fail_to_pass", (), p2p, ran, run.seconds)
+    if not p2p:
+        return Verdict("no_pass_to_pass", f2p, (), ran, run.seconds)
+    return Verdict("valid", f2p, p2p, ran, run.seconds, failures=failures)
+
+
+def confirm(baseline: Baseline, run: TestRun) -> Verdict:
+    """Re-derive F2P/P2P from a run over every stable test (the confirmation)."""
+    return judge(baseline, run, baseline.stable, "full")

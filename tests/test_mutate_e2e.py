@@ -1,0 +1,233 @@
+"""repo_mutate end to end on tests/fixtures/mutate_repo: real pytest runs in subprocesses,
+mutants → validation → Harbor bundles → ``gen09 verify`` (nop 0 / oracle 1)."""
+
+import json
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_gen09
+
+FIXTURE = ROOT / "tests" / "fixtures" / "mutate_repo"
+FLAKY = "tests/check_flaky.py::test_sometimes"
+ARGS = ("--n", "8", "--seed", "3", "--workers", "2")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("mutate")
+    repo = base / "shop"
+    shutil.copytree(FIXTURE, repo)
+    first = run_gen09("mutate", repo, *ARGS, "--out", base / "run1")
+    second = run_gen09("mutate", repo, *ARGS, "--out", base / "run2")
+    return {"repo": repo, "base": base, "first": first, "second": second}
+
+
+def _summary(path):
+    return json.loads((path / "summary.json").read_text())
+
+
+def _instances(path):
+    return [json.loads(line) for line in (path / "instances.jsonl").read_text().splitlines()]
+
+
+def test_run_exports_tasks_and_writes_config_first(runs):
+    done = runs["first"]
+    assert done.returncode == 0, done.stderr
+    out = runs["base"] / "run1"
+    summary = _summary(out)
+    assert summary["exported"] >= 1
+    assert summary["exported"] == len(list((out / "tasks").iterdir()))
+    config = json.loads((out / "config.json").read_text())
+    assert config["pipeline"] == {"name": "repo_mutate", "recipe": "swe_smith"}
+    assert config["source"]["revision"].startswith("tree-sha256:")
+    assert config["recipe"]["swe_smith"]["selection"] == "coverage"
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert events[0]["stage"] == "config"  # written and announced before any work
+    stages = {e["stage"] for e in events}
+    assert {"source", "environment", "baseline", "generate", "validate", "confirm", "export"} <= stages
+    receipts = [json.loads(line) for line in (out / "receipts.jsonl").read_text().splitlines()]
+    assert all(r["digest"].startswith("sha256:") for r in receipts)
+    assert {"config", "baseline", "export", "instances"} <= {r["stage"] for r in receipts}
+
+
+def test_instances_have_swe_smith_fields(runs):
+    out = runs["base"] / "run1"
+    for inst in _instances(out):
+        assert {"instance_id", "repo", "base_commit", "patch", "FAIL_TO_PASS", "PASS_TO_PASS",
+                "problem_statement", "image_name"} <= inst.keys()
+        assert inst["FAIL_TO_PASS"] and inst["PASS_TO_PASS"]
+        assert not set(inst["FAIL_TO_PASS"]) & set(inst["PASS_TO_PASS"])
+        assert inst["patch"].startswith("--- a/")
+
+
+def test_verify_nop_zero_oracle_one(runs):
+    out = runs["base"] / "run1"
+    done = run_gen09("verify", out, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["total"] == _summary(out)["exported"]
+    for bundle in report["bundles"]:
+        assert bundle["nop"] == 0 and bundle["oracle"] == 1 and bundle["hash_ok"]
+
+
+def test_bundle_layout_and_task_toml(runs):
+    for bundle in sorted((runs["base"] / "run1" / "tasks").iterdir()):
+        for rel in ("instruction.md", "task.toml", "environment/Dockerfile", "solution/solve.sh",
+                    "tests/test.sh"):
+            assert (bundle / rel).is_file(), rel
+        toml = tomllib.loads((bundle / "task.toml").read_text())
+        assert toml["task"]["name"].startswith("gen09/")
+        meta = toml["metadata"]
+        assert meta["recipe"] == "swe_smith" and meta["seed"] == 3
+        assert meta["task_hash"].startswith("sha256:")
+        assert set(meta["asset_digests"]) >= {"snapshot", "dockerfile", "test_sh", "solve_sh"}
+        assert toml["verifier"]["timeout_sec"] > 0 and toml["environment"]["memory_mb"] > 0
+        assert "/logs/verifier" in (bundle / "tests" / "test.sh").read_text()
+
+
+def test_snapshots_do_not_leak(runs):
+    out = runs["base"] / "run1"
+    pristine = runs["repo"]
+    for inst in _instances(out):
+        bundle = out / inst["task"]
+        snap = bundle / "environment" / "repo"
+        files = [p for p in snap.rglob("*")]
+        names = {p.name for p in files}
+        assert not names & {".git", "__pycache__", ".pytest_cache"}
+        assert not [p for p in files if p.suffix in (".pyc", ".orig", ".rej", ".bak")]
+        for test_file in {t.split("::")[0] for t in inst["FAIL_TO_PASS"]}:
+            assert not (snap / test_file).exists()
+            assert (bundle / "tests" / "hidden" / test_file).exists()
+        changed = inst["entity"].split("::")[0]
+        original = (pristine / changed).read_bytes()
+        assert (snap / changed).read_bytes() != original
+        for path in files:
+            if path.is_file():
+                assert path.read_bytes() != original
+        issue = (bundle / "instruction.md").read_text()
+        assert "pytest" not in issue.lower()
+        for test in inst["FAIL_TO_PASS"] + inst["PASS_TO_PASS"]:
+            assert test.split("::")[-1].split("[")[0] not in issue
+        for line in inst["patch"].splitlines():
+            if line[:1] in "+-" and not line.startswith(("+++", "---")) and len(line.strip()) > 8:
+                assert line[1:].strip() not in issue
+
+
+def test_flaky_test_is_excluded(runs):
+    out = runs["base"] / "run1"
+    assert _summary(out)["baseline"]["flaky"] == [FLAKY]
+    for inst in _instances(out):
+        assert FLAKY not in inst["FAIL_TO_PASS"] + inst["PASS_TO_PASS"]
+
+
+def test_uncovered_mutants_are_rejected_without_running(runs):
+    from gen09_core.mutate.validate import Baseline, select_tests
+
+    out = runs["base"] / "run1"
+    data = json.loads((out / "baseline.json").read_text())
+    coverage = {f: {int(k): v for k, v in lines.items()} for f, lines in data["coverage"].items()}
+    baseline = Baseline(tuple(data["stable"]), (), (), coverage, 0.0)
+    text = (runs["repo"] / "shop" / "pricing.py").read_text().splitlines()
+    legacy = [i for i, line in enumerate(text, 1) if "int(value + 0.5)" in line]
+    assert select_tests(baseline, "shop/pricing.py", legacy, "function", (1, 1)) == ()
+    shipping = [i for i, line in enumerate(text, 1) if "cost = 25" in line]
+    assert select_tests(baseline, "shop/pricing.py", shipping, "function", (1, 1)) == (
+        "tests/check_pricing.py::test_shipping[30-25]",)
+    for record in (out / "mutants").glob("*.json"):
+        verdict = json.loads(record.read_text())["verdict"]
+        if verdict["status"] == "uncovered":
+            assert verdict["ran"] == [] and verdict["seconds"] == 0.0
+
+
+def test_same_seed_same_tasks(runs):
+    assert runs["second"].returncode == 0, runs["second"].stderr
+    one, two = runs["base"] / "run1", runs["base"] / "run2"
+    assert (one / "instances.jsonl").read_bytes() == (two / "instances.jsonl").read_bytes()
+    assert sorted(p.name for p in (one / "tasks").iterdir()) == sorted(p.name for p in (two / "tasks").iterdir())
+    for bundle in (one / "tasks").iterdir():
+        a = tomllib.loads((bundle / "task.toml").read_text())["metadata"]["task_hash"]
+        b = tomllib.loads((two / "tasks" / bundle.name / "task.toml").read_text())["metadata"]["task_hash"]
+        assert a == b
+
+
+def test_rerun_resumes_without_redoing_work(runs):
+    out = runs["base"] / "run1"
+    before = _summary(out)
+    lines_before = len((out / "events.jsonl").read_text().splitlines())
+    done = run_gen09("mutate", runs["repo"], *ARGS, "--out", out)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(x) for x in (out / "events.jsonl").read_text().splitlines()[lines_before:]]
+    assert {"stage": "baseline", "status": "skipped"} in [{k: e[k] for k in ("stage", "status")} for e in events]
+    assert not [e for e in events if e["stage"] in ("validate", "confirm") and e["status"] == "progress"]
+    after = _summary(out)
+    assert after["tasks"] == before["tasks"]
+
+
+BAD_CONFIGS = [
+    ({"pipeline": {"name": "other"}}, "pipeline.name must be 'repo_mutate'"),
+    ({"pipeline": {"recipe": "nope"}}, "pipeline.recipe 'nope' is not a known recipe"),
+    ({"limits": {"max_mutants": 5, "bogus": 1}}, "extra fields found (bogus)"),
+    ({"limits": {"workers": 0}}, "limits.workers must be > 0"),
+    ({"recipe": {"swe_smith": {"selection": "some"}}}, "selection must be 'coverage' or 'full'"),
+    ({"recipe": {"swe_smith": {"modifiers": ["op_nope"]}}}, "unknown op_nope"),
+    ({"recipe": {"swe_smith": {"colour": "red"}}}, "extra fields found (colour)"),
+    ({"profile": "missing"}, "profile 'missing' is not defined"),
+    ({"models": {"issue_writer": {"model": "x"}}}, "models.issue_writer"),
+    ({"source": {"repo": "/no/such/folder"}}, "is not a folder"),
+]
+
+
+@pytest.mark.parametrize(("patch", "message"), BAD_CONFIGS, ids=[m for _, m in BAD_CONFIGS])
+def test_bad_configuration_exits_2_with_a_clear_message(tmp_path, patch, message):
+    from gen09_core.mutate.config import merge
+
+    data = merge({"source": {"repo": str(FIXTURE)}}, patch)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    done = run_gen09("mutate", "--config", path, "--out", tmp_path / "out")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()  # nothing written before the config is known good
+
+
+def test_toml_config_with_unknown_table_is_rejected(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(f'[source]\nrepo = "{FIXTURE}"\n\n[limitz]\nmax_mutants = 3\n')
+    done = run_gen09("mutate", "--config", path, "--out", tmp_path / "out")
+    assert done.returncode == 2 and "extra fields found (limitz)" in done.stderr
+
+
+def test_other_configuration_into_same_folder_is_refused(runs):
+    done = run_gen09("mutate", runs["repo"], "--n", "8", "--seed", "4", "--out", runs["base"] / "run1")
+    assert done.returncode == 2
+    assert "different configuration" in done.stderr
+
+
+def test_verify_rejects_a_tampered_bundle(runs, tmp_path):
+    bundle = sorted((runs["base"] / "run1" / "tasks").iterdir())[0]
+    copy = tmp_path / bundle.name
+    shutil.copytree(bundle, copy)
+    (copy / "solution" / "solve.sh").write_text("#!/usr/bin/env bash\ntrue\n")
+    done = run_gen09("verify", copy, "--json")
+    assert done.returncode == 1
+    result = json.loads(done.stdout)["bundles"][0]
+    assert not result["hash_ok"] and result["oracle"] == 0
+
+
+def test_verify_without_bundles_exits_2(tmp_path):
+    done = run_gen09("verify", tmp_path)
+    assert done.returncode == 2 and "no Harbor bundle" in done.stderr
+
+
+def test_example_config_is_valid():
+    from gen09_core.mutate.config import load_file
+    from gen09_core.mutate.pipeline import prepare
+
+    data = load_file(ROOT / "examples" / "mutate.toml")
+    data["source"]["repo"] = str(FIXTURE)
+    recipe, config, options, profile, _ = prepare(data, Path("unused"))
+    assert recipe.name == "swe_smith" and profile.name == "shop" and config.seeds.mutate == 7

@@ -1,0 +1,264 @@
+"""repo_mutate pieces on their own: the runner's limits, the executor interface, baseline
+flakiness, changed lines, the issue writer and the leak scan."""
+
+import sys
+import textwrap
+
+import pytest
+
+from gen09_core.mutate.bundle import scan_snapshot
+from gen09_core.mutate.executor import LocalExecutor
+from gen09_core.mutate.issue import forbidden_strings, module_name, write_issue
+from gen09_core.mutate.profiles import Profile, TestEnv, TestJob, TestRun, prepare, run_job
+from gen09_core.mutate.validate import changed_lines, derive_baseline, judge
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    work = tmp_path_factory.mktemp("env")
+    source = work / "src"
+    source.mkdir()
+    return prepare(Profile("python-pytest", venv=False), work, source)
+
+
+def _repo(tmp_path, body):
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "test_it.py").write_text(textwrap.dedent(body))
+    return repo
+
+
+def test_runner_reads_outcomes_from_the_json_report(env, tmp_path):
+    repo = _repo(tmp_path, """
+        import pytest
+        def test_ok():
+            assert 1 + 1 == 2
+        def test_bad():
+            assert [1] == [2]
+        @pytest.mark.skip
+        def test_skipped():
+            pass
+        """)
+    run = run_job(env, TestJob("j1", str(repo), str(tmp_path / "jobs")))
+    assert run.status == "ok"
+    assert run.outcomes == {"tests/test_it.py::test_ok": "passed", "tests/test_it.py::test_bad": "failed",
+                            "tests/test_it.py::test_skipped": "skipped"}
+    assert "assert [1] == [2]" in run.failures["tests/test_it.py::test_bad"]["message"]
+    assert not (tmp_path / "jobs" / "j1").exists()  # the job folder is removed
+
+
+def test_runner_enforces_the_timeout(env, tmp_path):
+    repo = _repo(tmp_path, """
+        import time
+        def test_slow():
+            time.sleep(60)
+        """)
+    run = run_job(env, TestJob("slow", str(repo), str(tmp_path / "jobs"), timeout_sec=2))
+    assert run.status == "timeout"
+
+
+def test_runner_enforces_the_memory_limit(env, tmp_path):
+    repo = _repo(tmp_path, """
+        def test_big():
+            block = bytearray(2 * 1024 ** 3)
+            assert block
+        """)
+    run = run_job(env, TestJob("big", str(repo), str(tmp_path / "jobs"), memory_mb=600))
+    assert run.outcomes.get("tests/test_it.py::test_big") == "failed"
+    assert "MemoryError" in run.failures["tests/test_it.py::test_big"]["message"]
+
+
+def test_coverage_records_which_test_ran_which_line(env, tmp_path):
+    repo = _repo(tmp_path, """
+        from lib import double, unused
+        def test_double():
+            assert double(2) == 4
+        """)
+    (repo / "lib.py").write_text("def double(x):\n    return x * 2\n\n\ndef unused():\n    return 0\n")
+    run = run_job(env, TestJob("cov", str(repo), str(tmp_path / "jobs"), coverage=True))
+    assert run.coverage["lib.py"][2] == ["tests/test_it.py::test_double"]
+    assert 6 not in run.coverage["lib.py"]
+
+
+class RecordingExecutor:
+    """A stand-in for a distributed engine: runs jobs in reverse order, records them."""
+
+    def __init__(self):
+        self.jobs = []
+
+    def run(self, fn, jobs):
+        jobs = list(jobs)
+        self.jobs.extend(jobs)
+        for job in reversed(jobs):
+            yield fn(job)
+
+
+def test_executors_share_one_interface():
+    assert sorted(LocalExecutor(2).run(lambda j: j * 2, [1, 2, 3])) == [2, 4, 6]
+    assert list(LocalExecutor(1).run(lambda j: j, [3, 1])) == [3, 1]
+    rec = RecordingExecutor()
+    assert list(rec.run(str, [1, 2])) == ["2", "1"] and rec.jobs == [1, 2]
+
+
+def test_pipeline_runs_through_a_plugged_in_executor(tmp_path):
+    from gen09_core.mutate.pipeline import run
+    from tests.test_mutate_e2e import FIXTURE
+
+    rec = RecordingExecutor()
+    summary = run({"source": {"repo": str(FIXTURE)}, "limits": {"max_mutants": 2}, "seeds": {"mutate": 5}},
+                  tmp_path / "out", executor=rec)
+    assert [j.job_id for j in rec.jobs[:2]] == ["baseline-1", "baseline-2"]
+    assert len(rec.jobs) >= 2 + min(1, summary["mutants"])
+    assert summary["mutants"] == 2
+
+
+def test_flaky_tests_are_those_whose_outcome_differs():
+    first = TestRun("a", "ok", {"t::a": "passed", "t::b": "passed", "t::c": "failed", "t::d": "passed"})
+    second = TestRun("b", "ok", {"t::a": "passed", "t::b": "failed", "t::c": "failed"},
+                     coverage={"m.py": {3: ["t::a", "t::b"]}})
+    base = derive_baseline(first, second)
+    assert base.stable == ("t::a",)
+    assert base.flaky == ("t::b", "t::d")
+    assert base.failing == ("t::c",)
+    assert base.coverage == {"m.py": {3: ["t::a"]}}
+
+
+def test_judge_needs_a_failing_and_a_passing_test():
+    first = TestRun("a", "ok", {"t::a": "passed", "t::b": "passed"})
+    base = derive_baseline(first, first)
+    kill = TestRun("m", "ok", {"t::a": "failed"}, {"t::a": {"message": "boom", "trace": []}})
+    verdict = judge(base, kill, ("t::a",), "coverage")
+    assert verdict.status == "valid"
+    assert verdict.fail_to_pass == ("t::a",) and verdict.pass_to_pass == ("t::b",)
+    assert judge(base, TestRun("m", "ok", {"t::a": "passed"}), ("t::a",), "coverage").status == "no_fail_to_pass"
+    gone = TestRun("m", "ok", {})  # a test that vanished (collection error) counts as failing
+    assert judge(base, gone, ("t::a", "t::b"), "full").status == "no_pass_to_pass"
+    assert judge(base, TestRun("m", "timeout"), ("t::a",), "full").status == "timeout"
+
+
+def test_changed_lines_are_lines_of_the_old_text():
+    old = "a\nb\nc\nd\n"
+    assert changed_lines(old, "a\nB\nc\nd\n") == [2]
+    assert changed_lines(old, "a\nc\nd\n") == [2]
+    assert changed_lines(old, "a\nd\nc\nb\n") in ([2, 3, 4], [2, 4], [2, 3])
+
+
+def test_issue_is_symptom_based(tmp_path):
+    repo = tmp_path
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_calc.py").write_text("from calc import add\n\n\ndef test_add_small():\n"
+                                                  "    assert add(2, 3) == 5\n")
+    failures = {"tests/test_calc.py::test_add_small": {
+        "message": "AssertionError: assert -1 == 5\n +  where -1 = add(2, 3)",
+        "trace": [["tests/test_calc.py", 5], ["calc/ops.py", 2]]}}
+    diff = "--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a + b\n+    return a - b\n"
+    text = write_issue("calc.ops", failures, ["tests/test_calc.py::test_add_small"],
+                       ["tests/test_calc.py::test_add_small", "tests/test_calc.py::test_other"], diff, repo)
+    assert "`add(2, 3)` returns `-1`, but `5` is expected." in text
+    assert "assert add(2, 3) == 5" in text
+    for forbidden in ("test_add_small", "test_calc", "pytest", "return a - b", "return a + b", "ops.py"):
+        assert forbidden not in text
+    assert text == write_issue("calc.ops", failures, ["tests/test_calc.py::test_add_small"],
+                               ["tests/test_calc.py::test_add_small"], diff, repo)
+
+
+def test_issue_drops_lines_naming_tests(tmp_path):
+    failures = {"t/test_x.py::test_explodes": {"message": "RuntimeError: test_explodes broke", "trace": []}}
+    text = write_issue("pkg", failures, ["t/test_x.py::test_explodes"], [], "", tmp_path)
+    assert "test_explodes" not in text and "Several documented behaviours" in text
+    assert module_name("src/pkg/__init__.py") == "pkg"
+    assert "test_x.py" in forbidden_strings(["t/test_x.py::test_explodes"], "")
+
+
+def test_leak_scan_finds_every_kind_of_trace(tmp_path):
+    snap = tmp_path / "snap"
+    (snap / ".git").mkdir(parents=True)
+    (snap / "pkg" / "__pycache__").mkdir(parents=True)
+    (snap / "pkg" / "mod.py").write_text("def f():\n    return 2\n")
+    (snap / "pkg" / "mod.py.orig").write_text("def f():\n    return 1\n")
+    (snap / "pkg" / "copy.txt").write_text("notes: def f():\n    return 1\n")
+    (snap / "tests").mkdir()
+    (snap / "tests" / "test_mod.py").write_text("x = 1\n")
+    (snap / ".env").write_text("TOKEN=1\n")
+    (snap / "key.txt").write_text("-----BEGIN RSA PRIVATE KEY-----\n")
+    problems = scan_snapshot(snap, {"pkg/mod.py": "def f():\n    return 1\n"},
+                             ["def f():\n    return 1\n"], ["tests/test_mod.py"])
+    joined = "\n".join(problems)
+    for needle in (".git: VCS", "__pycache__: VCS", "mod.py.orig: backup", "identical to the pristine",
+                   "copy.txt: contains the pristine", "tests/test_mod.py: hidden", ".env: credential",
+                   "key.txt: credential"):
+        assert needle in joined, needle
+
+
+def test_memory_and_time_limits_do_not_leak_into_the_parent():
+    import resource
+
+    assert resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY or sys.platform != "linux"
+
+
+def test_profile_from_config_overrides_fields():
+    from gen09_core.mutate.config import ProfileSpec
+
+    spec = ProfileSpec(install=("echo hi",), pythonpath=("src",))
+    profile = Profile("python-pytest").with_spec("mine", spec)
+    assert profile.name == "mine" and profile.install == ("echo hi",) and profile.pythonpath == ("src",)
+    assert isinstance(TestEnv("p", profile, "d").profile, Profile)
+
+
+def test_a_second_recipe_arrives_through_the_hook(tmp_path):
+    from attrs import frozen
+
+    from gen09_core import hookimpl
+    from gen09_core.errors import PluginError
+    from gen09_core.mutate import profiles, recipes
+    from gen09_core.mutate.pipeline import prepare, run
+    from gen09_core.plugins import make_registry
+    from tests.test_mutate_e2e import FIXTURE
+
+    @frozen
+    class Options:
+        level: int = 1
+
+    @frozen
+    class Echo:
+        name: str = "echo"
+        version: str = "0"
+        options: type = Options
+
+        def check(self, options, registry):
+            pass
+
+        def run(self, ctx):
+            return {"exported": 0, "level": ctx.options.level, "profile": ctx.profile.name}
+
+    class Plugin:
+        @hookimpl
+        def gen09_recipes(self):
+            return [Echo()]
+
+    registry = make_registry(extra=[("core:mutate.recipes", recipes), ("core:mutate.profiles", profiles),
+                                    ("echo", Plugin())])
+    data = {"pipeline": {"recipe": "echo"}, "source": {"repo": str(FIXTURE)}, "recipe": {"echo": {"level": 3}}}
+    recipe, config, options, profile, _ = prepare(data, tmp_path, registry=registry)
+    assert recipe.name == "echo" and options.level == 3 and config.recipe == {"echo": {"level": 3}}
+
+    class Twin:
+        @hookimpl
+        def gen09_recipes(self):
+            from gen09_core.mutate.recipes.swe_smith import RECIPE
+
+            return [RECIPE]
+
+    clash = make_registry(extra=[("core:mutate.recipes", recipes), ("twin", Twin())])
+    with pytest.raises(PluginError, match="offered by two plugins"):
+        recipes.known_recipes(clash)
+    assert callable(run)
+
+
+def test_contrast_failure_classes():
+    from gen09_core.mutate.verify import Contrast
+
+    assert Contrast("b", 0.0, 1.0, True, 1.0).failure_class is None
+    assert Contrast("b", 0.0, 0.0, True, 1.0).failure_class == "oracle"
+    assert Contrast("b", 1.0, 1.0, True, 1.0).failure_class == "verifier"
+    assert Contrast("b", 0.0, 1.0, False, 1.0).failure_class == "verifier"
