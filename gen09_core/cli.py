@@ -134,3 +134,8 @@ from gen09_core.mutate.cli import mutate_command, verify_command  # noqa: E402  
 
 main.add_command(mutate_command)
 main.add_command(verify_command)
+
+
+from gen09_core.ab.cli import ab_command  # noqa: E402  (light: click only)
+
+main.add_command(ab_command)

@@ -98,9 +98,10 @@ class ParseFailure(Exception):
     """The response is not a well-formed candidate set."""
 
 
-def firing_condition(package, repo=None, registry=None) -> str | None:
-    """None when stage (c) may fire, else the reason it must not (Spec 09 §4)."""
-    if package.requirement is None or not package.requirement.strip():
+def firing_condition(package, repo=None, registry=None, bare: bool = False) -> str | None:
+    """None when stage (c) may fire, else the reason it must not (Spec 09 §4). ``bare`` is
+    the §7 baseline's bare target: no requirement is needed, a valid span still is."""
+    if not bare and (package.requirement is None or not package.requirement.strip()):
         return "no_requirement: the intent package has no requirement (component 07's plan.requirement)"
     target = package.target
     if target is None or target.file is None or target.span is None:
@@ -120,15 +121,17 @@ def firing_condition(package, repo=None, registry=None) -> str | None:
 
 
 def generate(package, representation: Representation, client: llm.ModelClient | None,
-             settings: Settings | None = None, repo=None, registry=None) -> Generation:
+             settings: Settings | None = None, repo=None, registry=None,
+             bare: bool = False) -> Generation:
     """Run stage (c) for ``package`` in ``representation``'s format through ``client``.
 
     At most one call (two only with ``on_parse_failure="greedy"``); transport failures raise
     ``EnvironmentFailure`` after the client's bounded retries. ``client`` may be None when
-    the caller already knows the firing condition fails.
+    the caller already knows the firing condition fails. ``bare`` (the A/B baseline and the
+    intent-package ablation) fires on a package holding only the target.
     """
     settings = settings or Settings()
-    reason = firing_condition(package, repo, registry)
+    reason = firing_condition(package, repo, registry, bare)
     if reason is not None:
         return Generation(False, reason, representation)
     file_text = _file_text(repo, package, representation)

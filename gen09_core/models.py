@@ -201,15 +201,16 @@ class Report:
                 return outcome
         raise KeyError(candidate_id)
 
+    def applied_and_parsed(self) -> int:
+        """Candidates that applied and parsed (a lint rejection still parsed), Spec 09 §7.2."""
+        return sum(o.status != "rejected" or o.rejection.reason == "lint_error" for o in self.outcomes)
+
     def summary(self) -> dict:
         """Counts per status and the edit-success rate (applied and parsed / all)."""
         total = len(self.outcomes)
         counts = {s: sum(o.status == s for o in self.outcomes) for s in ("valid", "duplicate", "rejected")}
-        parsed = sum(
-            o.status != "rejected" or o.rejection.reason == "lint_error" for o in self.outcomes
-        )
         return {
             "total": total,
             **counts,
-            "edit_success_rate": round(parsed / total, 4) if total else 0.0,
+            "edit_success_rate": round(self.applied_and_parsed() / total, 4) if total else 0.0,
         }

@@ -26,7 +26,8 @@ from gen09_core.repo import Snapshot
 def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD_LINT,
               tolerant: bool = False) -> Report:
     """Run every candidate of ``batch`` against ``repo`` in memory and report each outcome.
-    The repository is only read. ``tolerant`` opts in to the tolerant matching tier."""
+    The repository is only read. ``tolerant`` opts in to the tolerant matching tier. A
+    candidate the gate rejects keeps its ``applied`` files in the outcome."""
     registry = registry or default_registry()
     repo = Path(repo)
     if not repo.is_dir():

@@ -63,9 +63,11 @@ class Registry:
         return {"plugins": plugins, "generator": self.generator}
 
 
-def make_registry(extra=(), load_entrypoints: bool = True, allow: str | None = None) -> Registry:
+def make_registry(extra=(), load_entrypoints: bool = True, allow: str | None = None,
+                  generator: str | None = None) -> Registry:
     """Build and validate a registry: core defaults, ``extra`` ``(name, plugin)`` pairs, and
-    (unless disabled) entry-point plugins limited by ``allow`` or ``$GEN09_PLUGINS``."""
+    (unless disabled) entry-point plugins limited by ``allow`` or ``$GEN09_PLUGINS``; the
+    active generator is ``generator`` or ``$GEN09_GENERATOR`` when several are loaded."""
     pm = pluggy.PluginManager("gen09")
     pm.add_hookspecs(hookspecs)
     for module in CORE_PLUGINS:
@@ -79,8 +81,8 @@ def make_registry(extra=(), load_entrypoints: bool = True, allow: str | None = N
     except pluggy.PluginValidationError as exc:
         raise PluginError(f"plugin {pm.get_name(exc.plugin)!r}: {exc}") from None
     extensions = _language_table(pm)
-    generator = _select_generator(pm, os.environ.get(ENV_GENERATOR))
-    return Registry(pm, extensions, generator)
+    active = _select_generator(pm, generator or os.environ.get(ENV_GENERATOR))
+    return Registry(pm, extensions, active)
 
 
 @functools.cache

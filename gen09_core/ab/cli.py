@@ -1,0 +1,54 @@
+"""``gen09 ab``: the A/B protocol of Spec 09 §7 on a task sample."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command("ab")
+@click.argument("tasks", metavar="TASKS", type=click.Path(exists=True, path_type=Path))
+@click.option("--checkouts", type=click.Path(file_okay=False, path_type=Path),
+              help="For a SWE-bench JSONL: a folder holding one checkout per instance_id.")
+@click.option("--n", "n", type=int, default=4, show_default=True, help="Candidates per generation (1-10).")
+@click.option("--k", "k", type=int, default=20, show_default=True, help="Tasks in the seeded sample.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Sampling and bootstrap seed.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for report.json, report.md and chart.png.")
+@click.option("--generator", type=click.Choice(["openai", "template"]), default="openai", show_default=True,
+              help="openai: any OpenAI-compatible endpoint; template: deterministic repair templates "
+                   "(NOT a model: a harness demonstration).")
+@click.option("--base-url", envvar="GEN09_BASE_URL", show_envvar=True, help="OpenAI-compatible endpoint.")
+@click.option("--model", envvar="GEN09_MODEL", show_envvar=True, help="Model name.")
+@click.option("--api-key", envvar="GEN09_API_KEY", show_envvar=True, help="API key.")
+@click.option("--prices", type=click.Path(dir_okay=False), envvar="GEN09_PRICES", show_envvar=True,
+              help="Price table JSON (model → USD per 1M tokens); without it cost is unknown.")
+@click.option("--output", "output_mode", type=click.Choice(["json_schema", "json_object", "text"]),
+              default="json_schema", show_default=True, help="How the model is asked to answer.")
+@click.option("--record", type=click.Path(dir_okay=False), help="Append every call to this cassette.")
+@click.option("--replay", type=click.Path(dir_okay=False, exists=True),
+              help="Re-score a recorded run from its cassette, with no network.")
+@click.option("--python", "python", default=None,
+              help="Interpreter with the repositories' test dependencies (default: gen09's own).")
+@click.option("--workers", type=int, default=2, show_default=True, help="Parallel validations.")
+@click.option("--tolerant", is_flag=True, help="Also measure the tolerant matching tier as an arm.")
+def ab_command(tasks, checkouts, n, k, seed, out, generator, base_url, model, api_key, prices,
+               output_mode, record, replay, python, workers, tolerant):
+    """Measure whether the candidate stage earns its place (Spec 09 §7).
+
+    TASKS is a `gen09 mutate` run folder (fresh tasks: the held-out sample §7.7 asks for) or
+    a SWE-bench-style JSONL with --checkouts. Every arm runs on the identical seeded sample:
+    the single greedy shot (baseline), the full candidate stage, and one ablation per
+    mechanism. Writes report.json, report.md and chart.png; exit 0 when the report is
+    written, 2 for bad input, 3 when a tool fails.
+    """
+    from gen09_core.ab.pipeline import run_ab
+
+    summary = run_ab(tasks=tasks, checkouts=checkouts, n=n, k=k, seed=seed, out=out,
+                     generator=generator, base_url=base_url, model=model, api_key=api_key,
+                     prices=prices, output_mode=output_mode, record=record, replay=replay,
+                     python=python or sys.executable, workers=workers, tolerant=tolerant)
+    click.echo(json.dumps(summary, indent=2))

@@ -1,0 +1,50 @@
+"""Per-arm metrics of Spec 09 §7.1–7.3 with their uncertainty."""
+
+from __future__ import annotations
+
+from gen09_core.ab.arms import TaskResult
+from gen09_core.ab.stats import paired_bootstrap, wilson
+
+
+def arm_metrics(results: list[TaskResult], n: int) -> dict:
+    """Resolve (selected@1) and pass@N with Wilson intervals, edit-success (§7.2), mean
+    deduplicated set size (§7.3), tokens, cost and tokens per resolved. A total over calls
+    with an unknown part is unknown (None), never a partial sum."""
+    k = len(results)
+    resolved = sum(r.resolved for r in results)
+    any_resolved = sum(r.any_resolved for r in results)
+    generated = sum(r.generated for r in results)
+    parsed = sum(r.applied_and_parsed for r in results)
+    tokens = _total([(r.prompt_tokens, r.completion_tokens) for r in results])
+    costs = [r.cost_usd for r in results]
+    cost = None if any(c is None for c in costs) else round(sum(costs), 8)
+    return {
+        "tasks": k,
+        "n": n,
+        "resolve": resolved / k if k else 0.0,
+        "resolve_ci95": list(wilson(resolved, k)),
+        "resolved": resolved,
+        "pass_at_n": any_resolved / k if k else 0.0,
+        "pass_at_n_ci95": list(wilson(any_resolved, k)),
+        "edit_success": parsed / generated if generated else None,
+        "edit_success_ci95": list(wilson(parsed, generated)) if generated else None,
+        "generated": generated,
+        "mean_distinct": sum(r.distinct_valid for r in results) / k if k else 0.0,
+        "regenerate": sum(r.regenerate for r in results),
+        "tokens": tokens,
+        "cost": cost,
+        "tokens_per_resolved": tokens / resolved if tokens is not None and resolved else None,
+    }
+
+
+def paired(candidate: list[TaskResult], baseline: list[TaskResult], seed: int) -> dict:
+    """Paired bootstrap of per-task selected@1 resolve, candidate minus baseline."""
+    by_task = {r.task: r for r in baseline}
+    a = [float(r.resolved) for r in candidate]
+    b = [float(by_task[r.task].resolved) for r in candidate]
+    return paired_bootstrap(a, b, seed)
+
+
+def _total(pairs) -> int | None:
+    flat = [v for pair in pairs for v in pair]
+    return None if any(v is None for v in flat) else sum(flat)

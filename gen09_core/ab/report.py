@@ -1,0 +1,103 @@
+"""The A/B report: JSON for machines, a markdown summary and a PNG chart for people."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+SHOWN = (("resolve", "resolve (selected@1)"), ("pass_at_n", "pass@N"), ("edit_success", "edit-success"))
+
+
+def write(out: Path, report: dict) -> dict:
+    """Write ``report.json``, ``report.md`` and ``chart.png`` into ``out``; return their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / "report.json", "markdown": out / "report.md", "chart": out / "chart.png"}
+    _atomic(paths["json"], json.dumps(report, indent=2, sort_keys=True) + "\n")
+    _atomic(paths["markdown"], markdown(report))
+    chart(report, paths["chart"])
+    return {k: str(v) for k, v in paths.items()}
+
+
+def markdown(report: dict) -> str:
+    """The human summary: arms, decision clauses, ablations, probe."""
+    lines = [f"# gen09 A/B report — {report['label']}", ""]
+    s = report["sample"]
+    lines += [f"Sample: {s['k']} of {s['available']} tasks from `{s['source']}` (seed {s['seed']}); "
+              f"N = {report['n']}; generator: {report['generator']}.", ""]
+    lines += ["| arm | resolve (selected@1) | 95% CI | pass@N | edit-success | mean distinct | "
+              "tokens | tokens/resolved | cost |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, m in report["arms"].items():
+        ci = m["resolve_ci95"]
+        lines.append(f"| {name} | {_pct(m['resolve'])} ({m['resolved']}/{m['tasks']}) | "
+                     f"{_pct(ci[0])}–{_pct(ci[1])} | {_pct(m['pass_at_n'])} | {_pct(m['edit_success'])} | "
+                     f"{m['mean_distinct']:.2f} | {_num(m['tokens'])} | {_num(m['tokens_per_resolved'])} | "
+                     f"{_num(m['cost'])} |")
+    p = report["paired_resolve"]
+    lines += ["", f"Paired bootstrap, candidate − baseline resolve: {p['mean_diff']:+.3f} "
+              f"(95% CI {p['ci95'][0]:+.3f} to {p['ci95'][1]:+.3f}; P(not better) = {p['p_not_better']:.3f})",
+              "", "## Decision (§7.4)", "", "| clause | values | holds |", "|---|---|---|"]
+    for c in report["decision"]["clauses"]:
+        values = ", ".join(f"{k} = {_num(v)}" for k, v in c["values"].items())
+        lines.append(f"| {c['clause']} | {values} | {_holds(c['holds'])} |")
+    lines += ["", f"**Verdict: {report['decision']['verdict']}**", "", "## Ablations (§7.5)", "",
+              "| mechanism removed | Δ resolve | Δ edit-success | Δ tokens/resolved | kept |",
+              "|---|---|---|---|---|"]
+    for name, a in report["ablations"].items():
+        d = a["delta"]
+        lines.append(f"| {a['mechanism']} ({name}) | {_num(d['resolve'])} | {_num(d['edit_success'])} | "
+                     f"{_num(d['tokens_per_resolved'])} | {'yes' if a['keep'] else 'no (delete)'} |")
+    probe = report["probe"]
+    rates = probe["apply_rate"]
+    lines += ["", "## Format-robustness probe (§7.6)", "",
+              f"Apply rate: search/replace {_pct(rates['search_replace'])}, whole file "
+              f"{_pct(rates['whole_file'])}.", "", "| planted | rejected | reasons |", "|---|---|---|"]
+    for kind, row in probe["planted"].items():
+        lines.append(f"| {kind} | {row['rejected']}/{row['planted']} | "
+                     f"{', '.join(f'{k}: {v}' for k, v in row['reasons'].items())} |")
+    lines += ["", f"Repositories corrupted: {probe['repositories_corrupted']}.", ""]
+    return "\n".join(lines)
+
+
+def chart(report: dict, path: Path) -> None:
+    """Grouped bars: the shown metrics for every arm."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    arms = list(report["arms"])
+    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(arms)), 3.6), dpi=110)
+    width = 0.8 / len(SHOWN)
+    for i, (key, label) in enumerate(SHOWN):
+        values = [report["arms"][a][key] or 0 for a in arms]
+        ax.bar([x + i * width for x in range(len(arms))], values, width, label=label)
+    ax.set_xticks([x + width * (len(SHOWN) - 1) / 2 for x in range(len(arms))], arms)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("rate")
+    ax.set_title(f"gen09 A/B — {report['label']}", fontsize=10)
+    ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    tmp = path.with_suffix(".tmp.png")
+    fig.savefig(tmp)
+    plt.close(fig)
+    tmp.replace(path)
+
+
+def _atomic(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def _pct(value) -> str:
+    return "unknown" if value is None else f"{100 * value:.0f}%"
+
+
+def _num(value) -> str:
+    if value is None:
+        return "unknown"
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def _holds(value) -> str:
+    return {True: "yes", False: "no", None: "unknown"}[value]

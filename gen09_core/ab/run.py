@@ -1,0 +1,88 @@
+"""Running the A/B protocol: generate per task and arm through the one metered client,
+apply + gate + dedup, validate each distinct candidate once, then score."""
+
+from __future__ import annotations
+
+import hashlib
+from concurrent.futures import ThreadPoolExecutor
+
+from attrs import evolve
+
+from gen09_core.ab.arms import (
+    Arm,
+    Forwarded,
+    TaskResult,
+    representation_for,
+    select,
+    task_upstream,
+    to_forward,
+)
+from gen09_core.ab.tasks import Task
+from gen09_core.ab.validate import validate
+from gen09_core.errors import BadInput
+
+
+def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, python: str,
+             workers: int = 2, progress=None, settings=None) -> dict[str, list[TaskResult]]:
+    """Every arm on every task; ``progress(kind, done, total)`` is told about each step.
+    ``settings`` (``generate.Settings``) fixes output mode and token cap; each arm sets its
+    own N and temperature."""
+    from gen09_core import generate, intent
+    from gen09_core.pipeline import run_batch
+
+    tell = progress or (lambda *args: None)
+    generated = []
+    total = len(tasks) * len(arm_list)
+    for task in tasks:
+        for arm in arm_list:
+            try:
+                package = intent.assemble(task_upstream(task, arm), task.repo, registry, task.id)
+            except BadInput as exc:
+                raise BadInput(f"task {task.id}: {exc}") from None
+            rep = representation_for(arm, registry, package.target)
+            arm_settings = evolve(settings or generate.Settings(), n=arm.n, temperature=arm.temperature)
+            gen = generate.generate(package, rep, client, arm_settings, task.repo, registry,
+                                    bare=not arm.intent)
+            report = None
+            if gen.batch is not None:
+                report = run_batch(gen.batch, task.repo, registry, tolerant=arm.tolerant)
+            generated.append((task, arm, gen, report))
+            tell("generate", len(generated), total)
+    jobs = {}
+    for task, arm, _, report in generated:
+        for outcome, _ in to_forward(arm, report) if report is not None else ():
+            jobs.setdefault(_key(task, outcome.applied), (task, outcome.applied))
+    verdicts = {}
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = {key: pool.submit(validate, task, applied.files, python) for key, (task, applied)
+                   in jobs.items()}
+        for number, (key, future) in enumerate(futures.items(), 1):
+            verdicts[key] = future.result()
+            tell("validate", number, len(futures))
+    results: dict[str, list[TaskResult]] = {arm.name: [] for arm in arm_list}
+    for task, arm, gen, report in generated:
+        results[arm.name].append(_score(task, arm, gen, report, verdicts))
+    return results
+
+
+def _score(task, arm, gen, report, verdicts) -> TaskResult:
+    from gen09_core import llm
+
+    usage = llm.usage_summary(gen.calls)
+    if report is None:
+        fmt = gen.representation.format if gen.representation else None
+        return TaskResult(task.id, fmt, 0, 0, 0, (), None, usage["prompt_tokens"], usage["completion_tokens"],
+                          usage["cost_usd"], gen.regenerate, gen.failure or gen.reason)
+    forwarded = tuple(Forwarded(o.id, o.digest or f"ungated:{o.id}", votes, verdicts[_key(task, o.applied)])
+                      for o, votes in to_forward(arm, report))
+    counts = report.summary()
+    return TaskResult(task.id, gen.representation.format, counts["total"], report.applied_and_parsed(),
+                      counts["valid"], forwarded, select(forwarded), usage["prompt_tokens"],
+                      usage["completion_tokens"], usage["cost_usd"], gen.regenerate)
+
+
+def _key(task: Task, applied) -> tuple[str, str]:
+    digest = hashlib.sha256()
+    for changed in sorted(applied.files, key=lambda f: f.path):
+        digest.update(changed.path.encode() + b"\0" + changed.new_bytes() + b"\0")
+    return task.id, digest.hexdigest()

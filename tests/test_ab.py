@@ -1,0 +1,234 @@
+"""The A/B harness end to end on tasks made by `gen09 mutate` from a fixture repository:
+with the template generator, with its recorded cassette served by a loopback
+OpenAI-compatible server, and replayed with no network."""
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from gen09_core.ab import decision, stats
+from gen09_core.ab.arms import Forwarded, select
+from gen09_core.ab.templates import variants
+from gen09_core.ab.validate import Verdict, passed_tests, validate
+from tests.conftest import ROOT, run_gen09, tree_bytes
+from tests.openai_server import ChatServer, Reply
+
+FIXTURE = ROOT / "tests" / "fixtures" / "mutate_repo"
+AB_ARGS = ("--k", "3", "--n", "3", "--seed", "5", "--workers", "2")
+
+
+@pytest.fixture(scope="module")
+def mutated(tmp_path_factory):
+    base = tmp_path_factory.mktemp("ab")
+    repo = base / "shop"
+    shutil.copytree(FIXTURE, repo)
+    done = run_gen09("mutate", repo, "--n", "12", "--seed", "3", "--workers", "2", "--out", base / "run")
+    assert done.returncode == 0, done.stderr
+    return base
+
+
+@pytest.fixture(scope="module")
+def template_run(mutated):
+    out, cassette = mutated / "ab-template", mutated / "calls.jsonl"
+    before = tree_bytes(mutated / "run")
+    done = run_gen09("ab", mutated / "run", *AB_ARGS, "--generator", "template", "--record", cassette,
+                     "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert tree_bytes(mutated / "run") == before  # the tasks are only read
+    return out, cassette, json.loads(done.stdout)
+
+
+def _report(out: Path) -> dict:
+    return json.loads((out / "report.json").read_text())
+
+
+def test_template_run_writes_every_part_of_the_report(template_run):
+    out, _, summary = template_run
+    report = _report(out)
+    assert summary["label"] == report["label"] == "harness demonstration (template generator, not a model)"
+    assert report["sample"]["k"] == 3 and len(report["sample"]["tasks"]) == 3
+    assert set(report["arms"]) == {"baseline", "candidate", "no_sampling", "no_intent", "whole_file", "no_gate"}
+    baseline, candidate = report["arms"]["baseline"], report["arms"]["candidate"]
+    assert baseline["n"] == 1 and baseline["generated"] <= 3 and candidate["generated"] > baseline["generated"]
+    assert all(0 <= m["resolve"] <= m["pass_at_n"] <= 1 for m in report["arms"].values())
+    assert len(report["decision"]["clauses"]) == 7 and report["decision"]["verdict"] in {"adopt", "keep current path"}
+    assert {a["mechanism"] for a in report["ablations"].values()} == {
+        "candidate sampling", "intent package", "format selection", "syntax/lint gate"}
+    probe = report["probe"]
+    assert probe["all_rejected"] and probe["repositories_corrupted"] == 0
+    assert all(row["rejected"] == row["planted"] == 3 for row in probe["planted"].values())
+    assert (out / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    md = (out / "report.md").read_text()
+    assert "Verdict:" in md and "harness demonstration" in md and "§7.6" in md
+    # the candidate arm is one generation per task: exactly one call each
+    assert all(row["generated"] <= 3 for row in report["per_task"]["candidate"])
+
+
+def test_a_resolving_candidate_is_found_by_its_own_verifier(template_run):
+    report = _report(template_run[0])
+    resolved = [f for rows in report["per_task"].values() for r in rows for f in r["forwarded"] if f["resolved"]]
+    # every resolving candidate also keeps the regression tests green
+    assert all(f["regression_ok"] for f in resolved)
+
+
+def test_cassette_served_by_a_loopback_server_reproduces_the_metrics(mutated, template_run):
+    out, cassette, _ = template_run
+    entries = [json.loads(line) for line in cassette.read_text().splitlines()]
+    assert len(entries) == 3 * 6  # one call per task and arm, never a re-prompt
+    with ChatServer() as server:
+        server.push(*(Reply(200, e["response"]) for e in entries))
+        done = run_gen09("ab", mutated / "run", *AB_ARGS, "--generator", "openai", "--base-url", server.url,
+                         "--model", "template", "--out", mutated / "ab-served")
+        assert done.returncode == 0, done.stderr
+        assert [r["body"] for r in server.requests] == [e["request"] for e in entries]
+    served, recorded = _report(mutated / "ab-served"), _report(out)
+    assert served["arms"] == recorded["arms"] and served["decision"] == recorded["decision"]
+
+
+def test_replay_re_scores_without_network(mutated, template_run):
+    out, cassette, _ = template_run
+    done = run_gen09("ab", mutated / "run", *AB_ARGS, "--replay", cassette, "--out", mutated / "ab-replay")
+    assert done.returncode == 0, done.stderr
+    replayed = _report(mutated / "ab-replay")
+    assert replayed["label"] == "model template"
+    assert replayed["arms"] == _report(out)["arms"] and replayed["per_task"] == _report(out)["per_task"]
+
+
+def test_bad_task_source_is_a_clear_error(tmp_path):
+    done = run_gen09("ab", tmp_path, "--generator", "template", "--out", tmp_path / "o")
+    assert done.returncode == 2 and "no instances.jsonl" in done.stderr and "Traceback" not in done.stderr
+    done = run_gen09("ab", tmp_path, "--generator", "template", "--n", "11", "--out", tmp_path / "o")
+    assert done.returncode == 2 and "--n" in done.stderr
+
+
+def test_swe_bench_jsonl_with_checkouts(mutated, tmp_path, registry):
+    """A mutate task rewritten as a SWE-bench record: the checkout lacks the hidden test file,
+    the test_patch adds it, the gold patch restores the pristine code."""
+    from gen09_core.ab.tasks import load
+
+    instance = json.loads((mutated / "run" / "instances.jsonl").read_text().splitlines()[0])
+    bundle = mutated / "run" / instance["task"]
+    checkout = tmp_path / "checkouts" / instance["instance_id"]
+    shutil.copytree(bundle / "environment" / "repo", checkout)
+    hidden = bundle / "tests" / "hidden"
+    test_patch = _added_files_diff(hidden, checkout)
+    record = {"instance_id": instance["instance_id"], "repo": "shop", "base_commit": "x",
+              "patch": _reverse(instance["patch"]), "test_patch": test_patch,
+              "FAIL_TO_PASS": instance["FAIL_TO_PASS"], "PASS_TO_PASS": instance["PASS_TO_PASS"],
+              "problem_statement": instance["problem_statement"]}
+    jsonl = tmp_path / "swe.jsonl"
+    jsonl.write_text(json.dumps(record) + "\n")
+    [task] = load(jsonl, registry, tmp_path / "checkouts")
+    assert task.bundle is None and task.test_patch and task.file in instance["entity"]
+    assert not validate(task, (), sys.executable).resolved
+    from gen09_core.models import ChangedFile
+
+    pristine = _pristine(bundle, task.file)
+    assert validate(task, (ChangedFile(task.file, None, pristine),), sys.executable).resolved
+
+
+def _added_files_diff(root: Path, checkout: Path) -> str:
+    chunks = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = path.relative_to(root).as_posix()
+        if (checkout / rel).exists():
+            continue
+        lines = path.read_text().splitlines()
+        chunks.append(f"--- /dev/null\n+++ b/{rel}\n@@ -0,0 +1,{len(lines)} @@\n"
+                      + "".join(f"+{ln}\n" for ln in lines))
+    return "".join(chunks)
+
+
+def _reverse(patch: str) -> str:
+    out = []
+    for line in patch.splitlines(keepends=True):
+        if line.startswith("@@"):
+            import re
+
+            m = re.match(r"@@ -(\d+(?:,\d+)?) \+(\d+(?:,\d+)?) @@", line)
+            out.append(f"@@ -{m.group(2)} +{m.group(1)} @@\n")
+        elif line.startswith("-") and not line.startswith("---"):
+            out.append("+" + line[1:])
+        elif line.startswith("+") and not line.startswith("+++"):
+            out.append("-" + line[1:])
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def _pristine(bundle: Path, rel: str) -> str:
+    import base64
+    import re
+
+    solve = (bundle / "solution" / "solve.sh").read_text()
+    payload = re.search(r"<<'GEN09_PAYLOAD'\n(.*?)GEN09_PAYLOAD", solve, re.S).group(1)
+    return base64.b64decode(payload).decode()
+
+
+def test_selection_never_peeks_at_the_hidden_tests():
+    def fwd(cid, votes, regression_ok, resolved):
+        return Forwarded(cid, cid, votes, Verdict(resolved, regression_ok, 0.0))
+
+    # the resolving candidate breaks a regression test: selection must not pick it for resolving
+    assert select((fwd("a", 1, True, False), fwd("b", 3, False, True))) == "a"
+    # most votes among the regression-safe ones; ties to the earliest
+    assert select((fwd("a", 1, True, False), fwd("b", 2, True, True), fwd("c", 2, True, False))) == "b"
+    # none keeps the regression tests: vote among all
+    assert select((fwd("a", 1, False, False), fwd("b", 2, False, True))) == "b"
+    assert select(()) is None
+
+
+def test_decision_needs_every_clause_and_unknown_never_holds():
+    base = {"resolve": 0.2, "tokens_per_resolved": 1000, "edit_success": 0.8, "mean_distinct": 1, "n": 1,
+            "cost": 1.0, "tokens": 4000}
+    good = {"resolve": 0.4, "tokens_per_resolved": 900, "edit_success": 0.9, "mean_distinct": 2.5, "n": 4,
+            "cost": 1.4, "tokens": 5000}
+    assert decision.decide(good, base)["verdict"] == "adopt"
+    costly = {**good, "tokens": 6001}
+    verdict = decision.decide(costly, base)
+    assert verdict["verdict"] == "keep current path"
+    assert [c["holds"] for c in verdict["clauses"]][-1] is False
+    unknown = decision.decide({**good, "cost": None}, base)
+    assert unknown["verdict"] == "keep current path" and unknown["unknown"] == ["cost_candidate ≤ 1.5 × cost_current"]
+
+
+def test_ablation_rule_deletes_within_noise():
+    full = {"resolve": 0.5, "edit_success": 0.9, "tokens_per_resolved": 1000}
+    assert not decision.ablate(full, {"resolve": 0.46, "edit_success": 0.9, "tokens_per_resolved": 1040})["keep"]
+    kept = decision.ablate(full, {"resolve": 0.3, "edit_success": 0.9, "tokens_per_resolved": 1000})
+    assert kept["keep"] and kept["degraded"] == ["resolve"]
+    assert decision.ablate(full, {**full, "tokens_per_resolved": 1200})["degraded"] == ["tokens_per_resolved"]
+
+
+def test_intervals():
+    low, high = stats.wilson(10, 20)
+    assert low < 0.5 < high and stats.wilson(0, 0) == (0.0, 0.0)
+    same = stats.paired_bootstrap([1, 0] * 10, [1, 0] * 10, seed=1)
+    assert same["mean_diff"] == 0 and same["ci95"] == [0.0, 0.0] and same["p_not_better"] == 1.0
+    better = stats.paired_bootstrap([1] * 20, [0] * 20, seed=1)
+    assert better["mean_diff"] == 1 and better["p_not_better"] == 0.0
+
+
+def test_junit_outcomes_map_to_node_ids(tmp_path):
+    junit = tmp_path / "j.xml"
+    junit.write_text(
+        '<testsuites><testsuite>'
+        '<testcase classname="tests.test_a" name="test_ok"/>'
+        '<testcase classname="tests.test_a.TestK" name="test_p[1-2]"/>'
+        '<testcase classname="tests.test_a" name="test_bad"><failure message="x"/></testcase>'
+        '</testsuite></testsuites>')
+    wanted = {"tests/test_a.py::test_ok", "tests/test_a.py::TestK::test_p[1-2]", "tests/test_a.py::test_bad",
+              "tests/test_a.py::test_missing"}
+    assert passed_tests(junit, wanted) == {"tests/test_a.py::test_ok", "tests/test_a.py::TestK::test_p[1-2]"}
+    assert passed_tests(tmp_path / "absent.xml", wanted) == set()
+
+
+def test_templates_change_one_token_outside_strings():
+    code = 'def f(a, b):\n    s = "<"\n    if a < b:\n        return a - b\n'
+    found = variants(code)
+    assert ("    if a < b:\n", "    if a >= b:\n") in found
+    assert ("        return a - b\n", "        return a + b\n") in found
+    assert all('"<"' not in search or '"<"' in replace for search, replace in found)
