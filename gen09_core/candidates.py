@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import functools
-import json
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from gen09_core.errors import BadInput
+from gen09_core.jsoninput import read_json, validate
 from gen09_core.models import Candidate, CandidateBatch, Edit, Span, Target
 
 MAX_INPUT_BYTES = 32 * 1024 * 1024
@@ -55,39 +54,12 @@ SCHEMA = {
 
 def load(source: str) -> CandidateBatch:
     """Read and validate a candidates file (``-`` for stdin); any problem is ``BadInput``."""
-    if source == "-":
-        import sys
-
-        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise BadInput(f"{source}: no such file")
-        if path.stat().st_size > MAX_INPUT_BYTES:
-            raise BadInput(f"{source}: larger than {MAX_INPUT_BYTES} bytes")
-        raw = path.read_bytes()
-    if len(raw) > MAX_INPUT_BYTES:
-        raise BadInput(f"{source}: larger than {MAX_INPUT_BYTES} bytes")
-    try:
-        data = json.loads(raw)
-    except UnicodeDecodeError:
-        raise BadInput(f"{source}: not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
-                       f"{exc.msg}") from None
-    return parse(data, source)
+    return parse(read_json(source, MAX_INPUT_BYTES, allow_stdin=True), source)
 
 
 def parse(data, source: str = "candidates") -> CandidateBatch:
     """Validate parsed JSON against ``SCHEMA`` and build the batch."""
-    import fastjsonschema
-
-    try:
-        _validator()(data)
-    except fastjsonschema.JsonSchemaValueException as exc:
-        where = exc.name.replace("data", "$", 1) if exc.name else "$"
-        raise BadInput(f"{source}: {where}: {exc.message.replace(exc.name or '', '', 1).strip()}"
-                       ) from None
+    validate(SCHEMA, data, source)
     target = _target(data.get("target"), source)
     candidates, seen = [], set()
     for number, record in enumerate(data["candidates"], 1):
@@ -135,10 +107,3 @@ def _edit(file: str, record: dict, where: str) -> Edit:
 def _posix(path: str) -> str:
     """``./a//b.py`` → ``a/b.py``; ``..`` and absolute paths are kept for the safety check."""
     return str(PurePosixPath(path)) if path else path
-
-
-@functools.cache
-def _validator():
-    import fastjsonschema
-
-    return fastjsonschema.compile(SCHEMA)

@@ -30,13 +30,12 @@ entry; ``unmapped`` keeps upstream facts the §3.1 schema has no field for (``fa
 
 from __future__ import annotations
 
-import functools
-import json
 from pathlib import Path, PurePosixPath
 
 from attrs import frozen
 
 from gen09_core.errors import BadInput
+from gen09_core.jsoninput import read_json, validate
 from gen09_core.models import Span, Target
 
 REQUIREMENT_CAP = 1024
@@ -167,32 +166,14 @@ class IntentPackage:
 
 def load_upstream(source: str) -> dict:
     """Read and validate an upstream-inputs file; any problem is ``BadInput``."""
-    path = Path(source)
-    if not path.is_file():
-        raise BadInput(f"{source}: no such file")
-    if path.stat().st_size > MAX_INPUT_BYTES:
-        raise BadInput(f"{source}: larger than {MAX_INPUT_BYTES} bytes")
-    try:
-        data = json.loads(path.read_bytes())
-    except UnicodeDecodeError:
-        raise BadInput(f"{source}: not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
-                       f"{exc.msg}") from None
+    data = read_json(source, MAX_INPUT_BYTES)
     validate_upstream(data, source)
     return data
 
 
 def validate_upstream(data, source: str = "upstream") -> None:
     """Check ``data`` against ``UPSTREAM_SCHEMA`` (unknown keys are rejected)."""
-    import fastjsonschema
-
-    try:
-        _validator()(data)
-    except fastjsonschema.JsonSchemaValueException as exc:
-        where = exc.name.replace("data", "$", 1) if exc.name else "$"
-        raise BadInput(f"{source}: {where}: {exc.message.replace(exc.name or '', '', 1).strip()}"
-                       ) from None
+    validate(UPSTREAM_SCHEMA, data, source)
 
 
 def assemble(upstream: dict, repo, registry=None, source: str = "upstream") -> IntentPackage:
@@ -331,10 +312,3 @@ def _cap(text: str, field: str, index, cap: int, flags) -> str:
         return text
     flags.append(CapFlag(field, index, "truncated", len(text), cap))
     return text[:cap]
-
-
-@functools.cache
-def _validator():
-    import fastjsonschema
-
-    return fastjsonschema.compile(UPSTREAM_SCHEMA)
