@@ -99,14 +99,9 @@ def plugins_command():
 
 
 def _print_table(report) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
+    """A plain aligned table (rich costs ~50 ms of start-up, too much for every agent step)."""
     rep = report.representation
-    console.print(f"representation: {rep.classification} → {rep.format} ({rep.reason})")
-    table = Table("id", "status", "reason", "detail")
-    styles = {"valid": "green", "duplicate": "yellow", "rejected": "red"}
+    rows = [("id", "status", "reason", "detail")]
     for o in report.outcomes:
         if o.rejection:
             reason, detail = f"{o.rejection.stage}/{o.rejection.reason}", o.rejection.detail
@@ -116,12 +111,14 @@ def _print_table(report) -> None:
             reason, detail = "", ", ".join(f.path for f in o.applied.files)
         if o.ungated:
             detail += f" (no syntax gate for {', '.join(o.ungated)})"
-        table.add_row(o.id, f"[{styles[o.status]}]{o.status}[/]", reason, detail)
-    console.print(table)
+        rows.append((o.id, o.status, reason, detail))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    click.echo(f"representation: {rep.classification} -> {rep.format} ({rep.reason})")
+    for row in rows:
+        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[3])
     s = report.summary()
-    console.print(f"{s['valid']} valid, {s['duplicate']} duplicate, {s['rejected']} rejected of "
-                  f"{s['total']}; edit-success rate {s['edit_success_rate']:.0%}")
-
+    click.echo(f"{s['valid']} valid, {s['duplicate']} duplicate, {s['rejected']} rejected of "
+               f"{s['total']}; edit-success rate {s['edit_success_rate']:.0%}")
 
 from gen09_core.cli_model import generate_command, intent_command, run_command  # noqa: E402
 

@@ -10,6 +10,7 @@ Library use::
 from __future__ import annotations
 
 import difflib
+import re
 from pathlib import Path
 
 from gen09_core import represent
@@ -98,16 +99,44 @@ def _representation(registry, batch: CandidateBatch) -> Representation:
 
 
 def unified_diff(applied: Applied) -> str:
-    """The candidate as a unified diff (``a/`` and ``b/`` prefixes, git style)."""
+    """The candidate as a unified diff (``a/`` and ``b/`` prefixes, git style). Only the
+    changed middle of each file (plus context) goes through difflib."""
     chunks = []
     for changed in applied.files:
         old = changed.old_text.splitlines(keepends=True)
         new = changed.new_text.splitlines(keepends=True)
+        head, tail = _common_ends(old, new)
+        lo = max(head - DIFF_CONTEXT, 0)
+        cut = max(tail - DIFF_CONTEXT, 0)
         source = f"a/{changed.path}" if changed.original else "/dev/null"
-        lines = difflib.unified_diff(old, new, source, f"b/{changed.path}")
-        chunks.append("".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n"
-                              for ln in lines))
+        lines = difflib.unified_diff(old[lo:len(old) - cut], new[lo:len(new) - cut], source,
+                                     f"b/{changed.path}", n=DIFF_CONTEXT)
+        for line in lines:
+            if line.startswith("@@") and lo:
+                line = _shift_hunk(line, lo)
+            chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(chunks)
+
+
+DIFF_CONTEXT = 3
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+def _shift_hunk(header: str, offset: int) -> str:
+    m = _HUNK.match(header)
+    return (f"@@ -{int(m[1]) + offset}{m[2] or ''} +{int(m[3]) + offset}{m[4] or ''} @@"
+            + header[m.end():])
+
+
+def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
+    """How many leading and trailing lines the two versions share (not overlapping)."""
+    head, limit = 0, min(len(old), len(new))
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return head, tail
 
 
 def report_json(report: Report, repo) -> dict:

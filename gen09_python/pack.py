@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import io
+import re
+import sys
 import tokenize
 
 from gen09_core import hookimpl
@@ -73,8 +75,23 @@ def gen09_mutators(language):
     return list(MUTATORS)
 
 
+# A string literal (any prefix, single or triple quoted) or a comment. Scanned left to right,
+# so a "#" inside a string is part of the string. Exact for every Python before 3.12; from
+# 3.12 an f-string may nest its own quote character (PEP 701), so there the tokenizer decides.
+_STRING_OR_COMMENT = re.compile(
+    r"""(?P<string>[rRbBuUfF]{0,2}(?:'{3}(?:\\.|[^\\])*?'{3}|"{3}(?:\\.|[^\\])*?"{3}"""
+    r"""|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"))|(?P<comment>\#[^\r\n]*)""",
+    re.S,
+)
+
+
 def strip_comments(text: str) -> str:
-    """``text`` with every comment token cut out; untokenizable text comes back unchanged."""
+    """``text`` with every comment cut out (a ``#`` inside a string stays); text that does
+    not tokenize comes back unchanged."""
+    if "#" not in text:
+        return text
+    if sys.version_info < (3, 12):
+        return _STRING_OR_COMMENT.sub(lambda m: m.group("string") or "", text)
     lines = text.split("\n")
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):

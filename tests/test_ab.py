@@ -182,10 +182,10 @@ def test_selection_never_peeks_at_the_hidden_tests():
 
 
 def test_decision_needs_every_clause_and_unknown_never_holds():
-    base = {"resolve": 0.2, "tokens_per_resolved": 1000, "edit_success": 0.8, "mean_distinct": 1, "n": 1,
-            "cost": 1.0, "tokens": 4000}
-    good = {"resolve": 0.4, "tokens_per_resolved": 900, "edit_success": 0.9, "mean_distinct": 2.5, "n": 4,
-            "cost": 1.4, "tokens": 5000}
+    base = {"resolve": 0.2, "resolved": 4, "tokens_per_resolved": 1000, "edit_success": 0.8,
+            "mean_distinct": 1, "n": 1, "cost": 1.0, "tokens": 4000}
+    good = {"resolve": 0.4, "resolved": 8, "tokens_per_resolved": 625, "edit_success": 0.9,
+            "mean_distinct": 2.5, "n": 4, "cost": 1.4, "tokens": 5000}
     assert decision.decide(good, base)["verdict"] == "adopt"
     costly = {**good, "tokens": 6001}
     verdict = decision.decide(costly, base)
@@ -193,6 +193,13 @@ def test_decision_needs_every_clause_and_unknown_never_holds():
     assert [c["holds"] for c in verdict["clauses"]][-1] is False
     unknown = decision.decide({**good, "cost": None}, base)
     assert unknown["verdict"] == "keep current path" and unknown["unknown"] == ["cost_candidate ≤ 1.5 × cost_current"]
+    # nothing resolved by the baseline: its tokens per resolved is infinite, so the clause holds
+    none = decide_clause(good, {**base, "resolve": 0.0, "resolved": 0, "tokens_per_resolved": None})
+    assert none["holds"] is True and none["values"]["baseline"].startswith("∞")
+
+
+def decide_clause(candidate, baseline):
+    return next(c for c in decision.decide(candidate, baseline)["clauses"] if c["clause"].startswith("tokens-per"))
 
 
 def test_ablation_rule_deletes_within_noise():
@@ -229,6 +236,8 @@ def test_junit_outcomes_map_to_node_ids(tmp_path):
 def test_templates_change_one_token_outside_strings():
     code = 'def f(a, b):\n    s = "<"\n    if a < b:\n        return a - b\n'
     found = variants(code)
+    assert ("    if a is not b:\n", "    if a is b:\n") in variants("    if a is not b:\n")
+    assert not any("not not" in r for _, r in variants("    if a is not b:\n"))
     assert ("    if a < b:\n", "    if a >= b:\n") in found
     assert ("        return a - b\n", "        return a + b\n") in found
     assert all('"<"' not in search or '"<"' in replace for search, replace in found)

@@ -28,3 +28,27 @@ def test_distinct_candidates_stay_distinct_and_first_wins(registry):
 
 def test_files_without_a_pack_get_whitespace_rules_only():
     assert collapse_whitespace("  a   b \n\n\t c\n") == "a b\nc"
+
+
+def test_fast_comment_stripper_agrees_with_the_tokenizer():
+    import argparse
+    import io
+    import json.decoder
+    import textwrap
+    import tokenize
+
+    from gen09_python.pack import strip_comments
+
+    def by_tokenizer(text):
+        lines = text.split("\n")
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                row, col = tok.start
+                lines[row - 1] = lines[row - 1][:col] + lines[row - 1][tok.end[1]:]
+        return "\n".join(lines)
+
+    for module in (argparse, textwrap, json.decoder, tokenize):
+        with open(module.__file__, encoding="utf-8") as handle:
+            text = handle.read()
+        assert "#" in text
+        assert strip_comments(text) == by_tokenizer(text), module.__name__

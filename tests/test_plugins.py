@@ -7,7 +7,7 @@ from gen09_core import hookimpl
 from gen09_core.errors import PluginError
 from gen09_core.models import Language
 from gen09_core.plugins import make_registry
-from tests.conftest import run_gen09
+from tests.conftest import ROOT, run_gen09
 
 
 def pack(name, *languages):
@@ -80,3 +80,24 @@ def test_gen09_plugins_lists_hooks_and_languages():
     assert python["languages"] == ["python"]
     assert {"gen09_parse", "gen09_lint", "gen09_normalize", "gen09_entities"} <= set(python["hooks"])
     assert "generator" in data
+
+
+@pytest.mark.parametrize("group", ["gen09", "console_scripts", "pytest11"])
+def test_entry_point_scan_matches_importlib_metadata(group):
+    from importlib.metadata import entry_points as reference
+
+    from gen09_core.plugins import entry_points
+
+    assert entry_points(group) == sorted({(e.name, e.value) for e in reference(group=group)})
+
+
+def test_apply_does_not_import_heavy_modules():
+    import subprocess
+    import sys
+
+    code = ("import sys, runpy; sys.argv = ['gen09', 'apply', 'examples/candidates.json', '--repo', "
+            "'examples/calc']\ntry:\n    runpy.run_module('gen09_core', run_name='__main__')\n"
+            "except SystemExit:\n    pass\nprint(sorted(m for m in ('importlib.metadata', 'rich', 'openai', "
+            "'libcst', 'tree_sitter', 'matplotlib') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr

@@ -59,3 +59,27 @@ def test_edits_touch_only_their_region_and_never_the_disk(case):
     else:
         assert outcome.status == "rejected"
         assert outcome.rejection.reason in {"no_match", "ambiguous_match", "no_change"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet="abc", min_size=1, max_size=3), min_size=1, max_size=40),
+       st.data())
+def test_the_reported_diff_applies_with_git(lines, data):
+    import subprocess
+
+    text = "\n".join(lines) + "\n"
+    start = data.draw(st.integers(0, len(lines) - 1))
+    end = data.draw(st.integers(start, len(lines) - 1))
+    search = "\n".join(lines[start:end + 1]) + "\n"
+    replace = data.draw(st.text(alphabet="xyz\n", max_size=12))
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "f.txt").write_text(text)
+        batch = parse({"version": 1, "candidates": [
+            {"id": "c", "edits": [{"file": "f.txt", "search": search, "replace": replace}]}]})
+        outcome = run_batch(batch, tmp, REGISTRY).outcomes[0]
+        if outcome.status != "valid":
+            return
+        done = subprocess.run(["git", "apply", "--unidiff-zero", "-"], input=outcome.diff, text=True,
+                              cwd=tmp, capture_output=True)
+        assert done.returncode == 0, (outcome.diff, done.stderr)
+        assert Path(tmp, "f.txt").read_bytes() == outcome.applied.files[0].new_bytes()

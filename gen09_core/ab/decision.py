@@ -23,6 +23,24 @@ def _cmp(text, values, test) -> Clause:
     return Clause(text, values, bool(test(*values.values())))
 
 
+def _tokens_per_resolved(c: dict, b: dict) -> Clause:
+    """Tokens per resolved task does not rise; with nothing resolved it is infinite."""
+    text = "tokens-per-resolved does not rise"
+
+    def value(m):
+        infinite = m["tokens"] is not None and not m["resolved"]
+        return "∞ (nothing resolved)" if infinite else m["tokens_per_resolved"]
+
+    values = {"candidate": value(c), "baseline": value(b)}
+    if c["tokens"] is None or b["tokens"] is None:
+        return Clause(text, values, None)
+    if not c["resolved"]:
+        return Clause(text, values, False)
+    if not b["resolved"]:
+        return Clause(text, values, True)
+    return Clause(text, values, c["tokens_per_resolved"] <= b["tokens_per_resolved"])
+
+
 def decide(candidate: dict, baseline: dict) -> dict:
     """Every §7.4 clause with its values, and the verdict (adopt only if all hold).
 
@@ -32,9 +50,7 @@ def decide(candidate: dict, baseline: dict) -> dict:
     clauses = [
         _cmp("resolve-at-budget strictly beats the single greedy shot",
              {"candidate": c["resolve"], "baseline": b["resolve"]}, lambda x, y: x > y),
-        _cmp("tokens-per-resolved does not rise",
-             {"candidate": c["tokens_per_resolved"], "baseline": b["tokens_per_resolved"]},
-             lambda x, y: x <= y),
+        _tokens_per_resolved(c, b),
         _cmp("edit-success rate strictly improves",
              {"candidate": c["edit_success"], "baseline": b["edit_success"]}, lambda x, y: x > y),
         _cmp("candidate diversity: deduplicated set size ≥ 2 at N > 1",

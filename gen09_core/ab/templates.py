@@ -33,6 +33,8 @@ def variants(code: str) -> list[tuple[str, str]]:
             continue
         line = lines[row - 1]
         before, after = line[:col], line[tok.end[1]:]
+        if tok.string == "is" and after.lstrip().startswith("not "):
+            continue  # "is not" is undone by dropping the "not" (below)
         if tok.type in (tokenize.OP, tokenize.NAME) and tok.string in SWAPS:
             rank = 0 if tok.type == tokenize.OP else 1
             for alt in SWAPS[tok.string]:
