@@ -3,6 +3,8 @@ replace. Every candidate is applied in memory to the same pre-generation snapsho
 
 from __future__ import annotations
 
+import functools
+
 from gen09_core import hookimpl
 from gen09_core.models import (
     Applied,
@@ -100,7 +102,8 @@ def apply_candidate(registry, snapshot: Snapshot, candidate: Candidate, target,
     return Applied(candidate, tuple(changed), tuple(tiers))
 
 
-def line_offsets(text: str) -> list[int]:
+@functools.lru_cache(maxsize=32)
+def line_offsets(text: str) -> tuple[int, ...]:
     """Offset of the start of each ``\\n``-terminated line (line N starts at
     ``offsets[N - 1]``), plus a final entry equal to ``len(text)``."""
     offsets = [0]
@@ -110,7 +113,7 @@ def line_offsets(text: str) -> list[int]:
         at = text.find("\n", at + 1)
     if offsets[-1] != len(text) or len(offsets) == 1:
         offsets.append(len(text))
-    return offsets
+    return tuple(offsets)
 
 
 def _tolerant_matches(text: str, search: str, replace: str, lo: int, hi: int) -> list:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
 from gen09_core.models import Applied
@@ -9,8 +10,12 @@ from gen09_core.models import Applied
 
 def collapse_whitespace(text: str) -> str:
     """Strip each line, collapse internal whitespace runs to one space, drop empty lines."""
-    lines = (" ".join(line.split()) for line in text.split("\n"))
-    return "\n".join(line for line in lines if line)
+    return "\n".join(filter(None, map(_collapse_line, text.split("\n"))))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _collapse_line(line: str) -> str:
+    return " ".join(line.split())
 
 
 def normal_form(registry, applied: Applied) -> str:
@@ -21,7 +26,8 @@ def normal_form(registry, applied: Applied) -> str:
         language = registry.language_of(changed.path)
         text = None
         if language:
-            text = registry.hook.gen09_normalize(language=language, text=changed.new_text)
+            text = registry.hook.gen09_normalize(language=language, text=changed.new_text,
+                                                 original=changed.original and changed.old_text)
         parts.append(f"=== {changed.path}\n{collapse_whitespace(changed.new_text if text is None else text)}")
     return "\n".join(parts)
 

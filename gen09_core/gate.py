@@ -44,12 +44,13 @@ def _syntax(registry, changed: ChangedFile, originals: dict) -> Rejection | None
     language = registry.language_of(changed.path)
     if language is None:
         return None
-    problems = registry.hook.gen09_parse(language=language, path=changed.path, text=changed.new_text)
+    problems = registry.hook.gen09_parse(language=language, path=changed.path, text=changed.new_text,
+                                         original=changed.original and changed.old_text)
     if not problems:
         return None
     if changed.original is not None and changed.path not in originals:
         originals[changed.path] = registry.hook.gen09_parse(
-            language=language, path=changed.path, text=changed.old_text) or []
+            language=language, path=changed.path, text=changed.old_text, original=None) or []
     introduced = _introduced(problems, originals.get(changed.path, []))
     if not introduced:
         return None

@@ -46,11 +46,13 @@ def gen09_apply_edits(source, edits, span, tolerant):
 
 
 @hookspec(firstresult=True)
-def gen09_parse(language, path, text):
+def gen09_parse(language, path, text, original):
     """Stage (e) syntax check: parse ``text`` of file ``path``.
 
-    Returns a list of ``models.Finding`` (empty when it parses), or None when ``language``
-    is not this pack's. Stops at the first non-None result.
+    ``original`` is the file's pre-edit text (None for a new file, or when the original
+    itself is being checked), for packs that check only what changed. Returns a list of
+    ``models.Finding`` (empty when it parses), or None when ``language`` is not this pack's.
+    Stops at the first non-None result.
     """
 
 
@@ -65,12 +67,14 @@ def gen09_lint(language, sources, select):
 
 
 @hookspec(firstresult=True)
-def gen09_normalize(language, text):
+def gen09_normalize(language, text, original):
     """Stage (f): the comparison form of ``text`` with comments removed by the language's
     own rules (a comment marker inside a string is not a comment).
 
-    Returns a str, or None when ``language`` is not this pack's. Stops at the first
-    non-None result; the core then applies Spec 09 §3.6's whitespace rules.
+    ``original`` is the pre-edit text (or None), for packs that normalize only what changed;
+    the result must equal normalizing ``text`` alone. Returns a str, or None when
+    ``language`` is not this pack's. Stops at the first non-None result; the core then
+    applies Spec 09 §3.6's whitespace rules.
     """
 
 

@@ -7,9 +7,11 @@ import io
 import re
 import sys
 import tokenize
+import warnings
 
 from gen09_core import hookimpl
 from gen09_core.models import Entity, Finding, Language, Span
+from gen09_python import pieces
 
 LANGUAGE = "python"
 
@@ -21,13 +23,19 @@ def gen09_languages():
 
 
 @hookimpl
-def gen09_parse(language, path, text):
+def gen09_parse(language, path, text, original):
     """Compile (not just parse): ``return`` outside a function and other compile-time
-    errors reject too. The message carries no line number, so it compares across edits."""
+    errors reject too. The message carries no line number, so it compares across edits.
+    With the ``original``, only the changed top-level statements are compiled when that
+    decides for the whole file (``gen09_python.pieces``)."""
     if language != LANGUAGE:
         return None
+    if original is not None and pieces.chunk(original, text) is not None:
+        return []
     try:
-        compile(text, path, "exec", dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. invalid escapes: warnings never reject
+            compile(text, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
         return [Finding("syntax", exc.msg, exc.lineno or 0)]
     except ValueError as exc:  # e.g. NUL bytes
@@ -46,11 +54,12 @@ def gen09_lint(language, sources, select):
 
 
 @hookimpl
-def gen09_normalize(language, text):
-    """Remove comments found by the tokenizer (a ``#`` inside a string stays)."""
+def gen09_normalize(language, text, original):
+    """Remove comments (a ``#`` inside a string stays); with the ``original``, only the
+    changed top-level statements are scanned."""
     if language != LANGUAGE:
         return None
-    return strip_comments(text)
+    return strip_comments(text) if original is None else pieces.normalize(original, text, strip_comments)
 
 
 @hookimpl

@@ -1,0 +1,63 @@
+"""Checking and normalizing only the changed top-level statements must decide exactly as the
+whole file does: random edits of real modules, both ways."""
+
+import argparse
+import json.decoder
+import textwrap
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gen09_python import pack, pieces
+
+MODULES = [Path(m.__file__).read_text(encoding="utf-8") for m in (textwrap, json.decoder, argparse)]
+SNIPPETS = ["    return x\n", "def f(:\n", "x = '''\n", "'''\n", "global y\n", "y = 1  # note\n",
+            "from __future__ import annotations\n", "    pass\n", ")\n", "@decorator\n", "\n",
+            "class K:\n", "    s = '# not a comment'\n", "return 1\n", "    yield\n", "\tx = 1\n",
+            "async def g():\n", "    await h()\n", "await h()\n", "nonlocal z\n"]
+
+
+def whole_compiles(text):
+    try:
+        compile(text, "m.py", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+@st.composite
+def edited(draw):
+    original = draw(st.sampled_from(MODULES))
+    lines = pieces.split_lines(original)
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(lines) - 1))
+        op = draw(st.sampled_from(["delete", "insert", "replace", "duplicate"]))
+        snippet = draw(st.sampled_from(SNIPPETS))
+        if op == "delete":
+            del lines[i]
+        elif op == "insert":
+            lines.insert(i, snippet)
+        elif op == "replace":
+            lines[i] = snippet
+        else:
+            lines.insert(i, lines[i])
+    return original, "".join(lines)
+
+
+@settings(max_examples=300, deadline=None)
+@given(edited())
+def test_changed_statements_decide_like_the_whole_file(case):
+    original, new = case
+    compiles = whole_compiles(new)
+    assert (pack.gen09_parse("python", "m.py", new, original) == []) == compiles
+    if compiles:
+        assert pack.gen09_normalize("python", new, original) == pack.strip_comments(new)
+
+
+def test_the_chunk_is_small_for_a_local_edit():
+    original = MODULES[0]
+    new = original.replace("    if margin:\n        text = re.sub", "    if margin and text:\n        text = re.sub")
+    assert new != original
+    chunk = pieces.chunk(original, new)
+    assert chunk is not None and chunk.text.count("\n") < len(original.split("\n")) / 5
