@@ -10,9 +10,12 @@ every attempt.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from gen09_core import hookimpl
-from gen09_core.llm import Endpoint, TransportError, require_scope
+
+if TYPE_CHECKING:
+    from gen09_core.llm import Endpoint
 
 NO_KEY = "no-key"  # local servers (vLLM, Ollama) accept any key; the SDK insists on one
 RETRYABLE_STATUS = frozenset({408, 409, 429})
@@ -28,6 +31,8 @@ class OpenAIChatGenerator:
 
     def complete(self, body: dict, endpoint: Endpoint) -> dict:
         """One HTTP request (no SDK retries); failures become ``TransportError``."""
+        from gen09_core.llm import TransportError, require_scope
+
         require_scope("the openai generator")
         import openai
 
@@ -56,6 +61,8 @@ class OpenAIChatGenerator:
 
     def prepare(self, endpoint: Endpoint) -> None:
         """Import the SDK and build its client before the latency clock starts."""
+        from gen09_core.llm import require_scope
+
         require_scope("the openai generator")
         self._client(endpoint)
 
