@@ -17,7 +17,7 @@ from tests.conftest import ROOT, run_gen09, tree_bytes
 from tests.openai_server import ChatServer, Reply
 
 FIXTURE = ROOT / "tests" / "fixtures" / "mutate_repo"
-AB_ARGS = ("--k", "3", "--n", "3", "--seed", "5", "--workers", "2")
+AB_ARGS = ("--k", "3", "--n", "3", "--seed", "5", "--workers", "2", "--tolerant")
 
 
 @pytest.fixture(scope="module")
@@ -50,13 +50,15 @@ def test_template_run_writes_every_part_of_the_report(template_run):
     report = _report(out)
     assert summary["label"] == report["label"] == "harness demonstration (template generator, not a model)"
     assert report["sample"]["k"] == 3 and len(report["sample"]["tasks"]) == 3
-    assert set(report["arms"]) == {"baseline", "candidate", "no_sampling", "no_intent", "whole_file", "no_gate"}
+    assert set(report["arms"]) == {"baseline", "candidate", "no_sampling", "no_intent", "whole_file", "no_gate",
+                                   "tolerant"}
     baseline, candidate = report["arms"]["baseline"], report["arms"]["candidate"]
     assert baseline["n"] == 1 and baseline["generated"] <= 3 and candidate["generated"] > baseline["generated"]
     assert all(0 <= m["resolve"] <= m["pass_at_n"] <= 1 for m in report["arms"].values())
     assert len(report["decision"]["clauses"]) == 7 and report["decision"]["verdict"] in {"adopt", "keep current path"}
     assert {a["mechanism"] for a in report["ablations"].values()} == {
-        "candidate sampling", "intent package", "format selection", "syntax/lint gate"}
+        "candidate sampling", "intent package", "format selection", "syntax/lint gate",
+        "tolerant matching tier (opt-in)"}
     probe = report["probe"]
     assert probe["all_rejected"] and probe["repositories_corrupted"] == 0
     assert all(row["rejected"] == row["planted"] == 3 for row in probe["planted"].values())
@@ -77,7 +79,7 @@ def test_a_resolving_candidate_is_found_by_its_own_verifier(template_run):
 def test_cassette_served_by_a_loopback_server_reproduces_the_metrics(mutated, template_run):
     out, cassette, _ = template_run
     entries = [json.loads(line) for line in cassette.read_text().splitlines()]
-    assert len(entries) == 3 * 6  # one call per task and arm, never a re-prompt
+    assert len(entries) == 3 * 7  # one call per task and arm, never a re-prompt
     with ChatServer() as server:
         server.push(*(Reply(200, e["response"]) for e in entries))
         done = run_gen09("ab", mutated / "run", *AB_ARGS, "--generator", "openai", "--base-url", server.url,

@@ -53,6 +53,9 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
         if arm.removes:
             ablations[arm.name] = {"mechanism": arm.removes,
                                    **decision.ablate(per_arm["candidate"], per_arm[arm.name])}
+    if "tolerant" in per_arm:  # an added mechanism: the candidate arm is "without" it
+        ablations["tolerant"] = {"mechanism": "tolerant matching tier (opt-in)",
+                                 **decision.ablate(per_arm["tolerant"], per_arm["candidate"])}
     label = HARNESS_DEMO if generator == "template" else f"model {client.endpoint.model}"
     body = {
         "version": 1,
