@@ -2,7 +2,9 @@
 mutants → validation → Harbor bundles → ``gen09 verify`` (nop 0 / oracle 1)."""
 
 import json
+import os
 import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -231,3 +233,15 @@ def test_example_config_is_valid():
     data["source"]["repo"] = str(FIXTURE)
     recipe, config, options, profile, _ = prepare(data, Path("unused"))
     assert recipe.name == "swe_smith" and profile.name == "shop" and config.seeds.mutate == 7
+
+
+@pytest.mark.skipif(not os.environ.get("GEN09_HARBOR_PYTHON"),
+                    reason="set GEN09_HARBOR_PYTHON to a Python >= 3.12 that has harbor installed")
+def test_bundles_load_and_lint_with_harbor(runs):
+    python = os.environ["GEN09_HARBOR_PYTHON"]
+    bundles = [str(p) for p in sorted((runs["base"] / "run1" / "tasks").iterdir())]
+    load = "import sys\nfrom harbor.models.task.task import Task\nfor p in sys.argv[1:]:\n    Task(p)\n"
+    done = subprocess.run([python, "-c", load, *bundles], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run([str(Path(python).parent / "harbor"), "lint", *bundles], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

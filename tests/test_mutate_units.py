@@ -262,3 +262,41 @@ def test_contrast_failure_classes():
     assert Contrast("b", 0.0, 0.0, True, 1.0).failure_class == "oracle"
     assert Contrast("b", 1.0, 1.0, True, 1.0).failure_class == "verifier"
     assert Contrast("b", 0.0, 1.0, False, 1.0).failure_class == "verifier"
+
+
+def test_lines_run_at_import_widen_the_selection():
+    from gen09_core.mutate.validate import select_tests
+
+    run = TestRun("b", "ok", {"t::a": "passed", "t::b": "passed"},
+                  coverage={"m.py": {2: ["t::a"], 5: ["<import>", "t::a"], 9: ["t::b"]}})
+    base = derive_baseline(run, run)
+    assert base.import_lines == {"m.py": [5]}
+    assert select_tests(base, "m.py", [2], "function", (1, 3)) == ("t::a",)
+    assert select_tests(base, "m.py", [5], "function", (4, 6)) == ("t::a", "t::b")
+    assert select_tests(base, "m.py", [1], "class", (1, 3)) == ("t::a",)
+
+
+def test_covering_tests_run_first_and_the_rest_only_when_one_fails(env, tmp_path):
+    from gen09_core.mutate.validate import judge_same_run
+
+    repo = _repo(tmp_path, """
+        def test_a():
+            pass
+        def test_b():
+            pass
+        def test_c():
+            import os
+            assert os.environ.get("GEN09_FIRST")
+        """)
+    ids = tuple(f"tests/test_it.py::test_{n}" for n in "abc")
+    quiet = run_job(env, TestJob("q", str(repo), str(tmp_path / "jobs"), tests=ids, first=(ids[1],)))
+    assert quiet.outcomes == {ids[1]: "passed"}  # stopped after the covering test
+    base = derive_baseline(TestRun("p", "ok", dict.fromkeys(ids, "passed")),
+                           TestRun("p", "ok", dict.fromkeys(ids, "passed")))
+    assert judge_same_run(base, quiet, (ids[1],))[0].status == "no_fail_to_pass"
+    (repo / "tests" / "test_it.py").write_text("def test_a():\n    pass\ndef test_b():\n    assert 0\n"
+                                               "def test_c():\n    assert 0\n")
+    loud = run_job(env, TestJob("l", str(repo), str(tmp_path / "jobs"), tests=ids, first=(ids[1],)))
+    assert set(loud.outcomes) == set(ids)  # went on through the whole set
+    verdict, agrees = judge_same_run(base, loud, (ids[1],))
+    assert verdict.status == "valid" and verdict.fail_to_pass == (ids[1], ids[2]) and agrees is False

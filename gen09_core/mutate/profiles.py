@@ -14,6 +14,7 @@ of a base profile (``base = "python-pytest"``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import threading
 import time
 from pathlib import Path
 
@@ -30,7 +32,9 @@ from gen09_core import hookimpl
 from gen09_core.errors import EnvironmentFailure
 
 PASSING = "passed"
+IMPORT_CONTEXT = "<import>"  # coverage context of lines run outside any test
 COVERAGE_PLUGIN = "gen09_covctx"
+FIRST_PLUGIN = "gen09_first"
 
 _COVERAGE_PLUGIN_SOURCE = '''"""gen09: per-test coverage, coverage.py dynamic contexts (context = node id)."""
 import os
@@ -58,6 +62,39 @@ def pytest_unconfigure(config):
     if _cov is not None:
         _cov.stop()
         _cov.save()
+'''
+
+
+_FIRST_PLUGIN_SOURCE = '''"""gen09: run the tests listed in $GEN09_FIRST first; when none of them fails, stop
+there (the rest is the confirmation, needed only for a caught mutant)."""
+import os
+
+import pytest
+
+_first = set()
+_state = {"left": 0, "failed": False}
+
+
+def pytest_collection_modifyitems(session, config, items):
+    with open(os.environ["GEN09_FIRST"], encoding="utf-8") as handle:
+        _first.update(line.rstrip("\\n") for line in handle if line.strip())
+    head = [item for item in items if item.nodeid in _first]
+    items[:] = head + [item for item in items if item.nodeid not in _first]
+    _state["left"] = len(head)
+
+
+def pytest_runtest_logreport(report):
+    if report.nodeid in _first and report.failed:
+        _state["failed"] = True
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    yield
+    if item.nodeid in _first:
+        _state["left"] -= 1
+        if _state["left"] == 0 and not _state["failed"]:
+            item.session.shouldstop = "gen09: no covering test failed"
 '''
 
 
@@ -151,6 +188,7 @@ class TestJob:
     coverage: bool = False
     timeout_sec: float = 300.0
     memory_mb: int = 4096
+    first: tuple[str, ...] | None = None  # run these first; stop after them unless one fails
 
 
 @frozen
@@ -167,6 +205,7 @@ class TestRun:
     seconds: float = 0.0
     coverage: dict | None = None
     detail: str = ""
+    cpu_seconds: float = 0.0  # user + system time of the runner process
 
 
 def prepare(profile: Profile, work: Path, source_dir: Path) -> TestEnv:
@@ -177,6 +216,7 @@ def prepare(profile: Profile, work: Path, source_dir: Path) -> TestEnv:
     plugin_dir = work / "plugins"
     plugin_dir.mkdir(parents=True, exist_ok=True)
     (plugin_dir / f"{COVERAGE_PLUGIN}.py").write_text(_COVERAGE_PLUGIN_SOURCE, encoding="utf-8")
+    (plugin_dir / f"{FIRST_PLUGIN}.py").write_text(_FIRST_PLUGIN_SOURCE, encoding="utf-8")
     if not profile.venv:
         return TestEnv(sys.executable, profile, str(plugin_dir))
     venv = work / "venv"
@@ -263,6 +303,10 @@ def _run_pytest(env: TestEnv, job: TestJob, folder: Path) -> TestRun:
             cmd += ["-p", plugin]
     if job.coverage:
         cmd += ["-p", COVERAGE_PLUGIN]
+    if job.first is not None:
+        first_file = meta / "first.txt"
+        first_file.write_text("".join(t + "\n" for t in job.first), encoding="utf-8")
+        cmd += ["-p", FIRST_PLUGIN]
     cmd += list(env.profile.pytest_args)
     if job.tests is None:
         cmd += list(env.profile.test_paths)
@@ -273,33 +317,49 @@ def _run_pytest(env: TestEnv, job: TestJob, folder: Path) -> TestRun:
     venv = Path(env.python).parent.parent if env.profile.venv else None
     proc_env = _env(env.profile, venv, folder, Path(env.plugin_dir))
     proc_env["GEN09_COV_FILE"] = str(cov_file)
+    if job.first is not None:
+        proc_env["GEN09_FIRST"] = str(first_file)
     if not env.profile.plugin_autoload:
         proc_env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     start = time.perf_counter()
+    sink_path = meta / "output.txt"
     try:
-        proc = subprocess.Popen(cmd, cwd=folder, env=proc_env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        with open(sink_path, "wb") as sink:
+            proc = subprocess.Popen(cmd, cwd=folder, env=proc_env, stdout=sink,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
         shutil.rmtree(meta, ignore_errors=True)
         return TestRun(job.job_id, "crash", detail=f"could not start pytest: {exc}")
+    expired = threading.Event()
+
+    def kill():
+        expired.set()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    timer = threading.Timer(job.timeout_sec, kill)
+    timer.start()
     try:
-        output, _ = proc.communicate(timeout=job.timeout_sec)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+        _, status, usage = os.wait4(proc.pid, 0)  # wait4: the runner's own CPU time too
+    finally:
+        timer.cancel()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    if expired.is_set():
         shutil.rmtree(meta, ignore_errors=True)
-        return TestRun(job.job_id, "timeout", seconds=time.perf_counter() - start,
+        return TestRun(job.job_id, "timeout", seconds=time.perf_counter() - start, cpu_seconds=cpu,
                        detail=f"over {job.timeout_sec}s")
+    output = sink_path.read_bytes()
     seconds = time.perf_counter() - start
     try:
         if not report.exists():
             tail = output.decode("utf-8", "replace")[-800:]
-            return TestRun(job.job_id, "crash", seconds=seconds,
+            return TestRun(job.job_id, "crash", seconds=seconds, cpu_seconds=cpu,
                            detail=f"pytest exit {proc.returncode}, no report: {tail}")
         outcomes, failures = read_report(report, folder)
         coverage = read_coverage(cov_file, folder) if job.coverage else None
         return TestRun(job.job_id, "ok", outcomes, failures, seconds, coverage,
-                       detail=f"pytest exit {proc.returncode}")
+                       detail=f"pytest exit {proc.returncode}", cpu_seconds=cpu)
     finally:
         shutil.rmtree(meta, ignore_errors=True)
 
@@ -347,7 +407,7 @@ def _rel(path: str, folder: Path) -> str:
 
 def read_coverage(path: Path, folder: Path) -> dict:
     """``{relative file: {line: sorted node ids}}`` from coverage.py's dynamic contexts;
-    lines run outside any test (imports, collection) are left out."""
+    a line run outside any test (at import or collection time) also lists ``IMPORT_CONTEXT``."""
     import coverage
 
     if not Path(path).exists():
@@ -363,7 +423,7 @@ def read_coverage(path: Path, folder: Path) -> dict:
             continue
         lines = {}
         for line, contexts in (data.contexts_by_lineno(measured) or {}).items():
-            ids = sorted(c for c in contexts if c)
+            ids = sorted(c if c else IMPORT_CONTEXT for c in contexts)
             if ids:
                 lines[line] = ids
         if lines:

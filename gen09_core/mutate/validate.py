@@ -10,6 +10,11 @@
 4. An accepted mutant is confirmed once with its full F2P + P2P set (all stable tests); the
    confirmed sets are the task's sets.
 
+By default (``confirm = "same_run"``) steps 2 and 4 share one process: the covering tests
+run first and the run stops there unless one of them failed; then it goes on through every
+stable test. ``confirm = "separate"`` starts a second process for the confirmation (cheaper
+when collecting the whole suite is expensive).
+
 With ``selection = "full"`` step 2 runs every stable test (SWE-smith's way) and that run is
 already the confirmation; ``bench/bench_mutate_validation.py`` compares the two modes.
 """
@@ -20,13 +25,14 @@ import difflib
 
 from attrs import field, frozen
 
-from gen09_core.mutate.profiles import PASSING, TestJob, TestRun
+from gen09_core.mutate.profiles import IMPORT_CONTEXT, PASSING, TestJob, TestRun
 
 
 @frozen
 class Baseline:
-    """The pristine suite, twice: stable passing tests, flaky ones, and per-test coverage
-    (``{file: {line: [node ids]}}``, limited to stable tests)."""
+    """The pristine suite, twice: stable passing tests, flaky ones, per-test coverage
+    (``{file: {line: [node ids]}}``, limited to stable tests) and the lines each file ran
+    at import time (``{file: [lines]}``)."""
 
     stable: tuple[str, ...]
     flaky: tuple[str, ...]
@@ -34,6 +40,7 @@ class Baseline:
     coverage: dict
     seconds: float
     runs: tuple[dict, ...] = ()
+    import_lines: dict = field(factory=dict)
 
 
 def run_baseline(executor, run_fn, pristine: str, scratch: str, timeout_sec: float,
@@ -57,15 +64,18 @@ def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
     stable = tuple(n for n in names if a.get(n) == b.get(n) == PASSING)
     failing = tuple(n for n in names if n not in flaky and n not in stable)
     keep = set(stable)
-    coverage = {}
+    coverage, import_lines = {}, {}
     for path, lines in (second.coverage or {}).items():
         kept = {int(line): [t for t in ids if t in keep] for line, ids in lines.items()}
         kept = {line: ids for line, ids in kept.items() if ids}
         if kept:
             coverage[path] = kept
+        at_import = sorted(int(line) for line, ids in lines.items() if IMPORT_CONTEXT in ids)
+        if at_import:
+            import_lines[path] = at_import
     return Baseline(stable, flaky, failing, coverage, first.seconds + second.seconds,
                     ({"status": first.status, "detail": first.detail},
-                     {"status": second.status, "detail": second.detail}))
+                     {"status": second.status, "detail": second.detail}), import_lines)
 
 
 def changed_lines(old: str, new: str) -> list[int]:
@@ -84,11 +94,15 @@ def changed_lines(old: str, new: str) -> list[int]:
 
 def select_tests(baseline: Baseline, path: str, lines: list[int], kind: str,
                  span: tuple[int, int]) -> tuple[str, ...]:
-    """The stable tests that executed the changed lines; for a class mutation, those that
-    executed any line of the class (its methods' behaviour depends on the whole body)."""
+    """The stable tests that executed the changed lines. Widened when the effect can reach
+    beyond them: for a class mutation, tests that executed any line of the class; when a
+    changed line also ran at import time (a decorator or a class body calling it), tests
+    that executed any line of the file."""
     covered = baseline.coverage.get(path, {})
     if kind == "class":
         lines = range(span[0], span[1] + 1)
+    elif set(lines) & set(baseline.import_lines.get(path, ())):
+        lines = list(covered)
     selected: set[str] = set()
     for line in lines:
         selected.update(covered.get(line, ()))
@@ -106,13 +120,15 @@ class Verdict:
     seconds: float = 0.0
     detail: str = ""
     failures: dict = field(factory=dict)
+    cpu_seconds: float = 0.0
 
 
 def judge(baseline: Baseline, run: TestRun, ran: tuple[str, ...], selection: str) -> Verdict:
     """F2P/P2P from one mutant run over ``ran``; in coverage mode the stable tests that did
     not run are P2P candidates, to be confirmed."""
     if run.status != "ok":
-        return Verdict(run.status, ran=ran, seconds=run.seconds, detail=run.detail)
+        return Verdict(run.status, ran=ran, seconds=run.seconds, detail=run.detail,
+                       cpu_seconds=run.cpu_seconds)
     f2p = tuple(t for t in ran if run.outcomes.get(t, "error") != PASSING)
     if selection == "full":
         p2p = tuple(t for t in ran if run.outcomes.get(t) == PASSING)
@@ -121,10 +137,26 @@ def judge(baseline: Baseline, run: TestRun, ran: tuple[str, ...], selection: str
         p2p = tuple(t for t in baseline.stable if t not in failed)
     failures = {t: run.failures[t] for t in f2p if t in run.failures}
     if not f2p:
-        return Verdict("no_fail_to_pass", (), p2p, ran, run.seconds)
+        return Verdict("no_fail_to_pass", (), p2p, ran, run.seconds, cpu_seconds=run.cpu_seconds)
     if not p2p:
-        return Verdict("no_pass_to_pass", f2p, (), ran, run.seconds)
-    return Verdict("valid", f2p, p2p, ran, run.seconds, failures=failures)
+        return Verdict("no_pass_to_pass", f2p, (), ran, run.seconds, cpu_seconds=run.cpu_seconds)
+    return Verdict("valid", f2p, p2p, ran, run.seconds, failures=failures, cpu_seconds=run.cpu_seconds)
+
+
+def judge_same_run(baseline: Baseline, run: TestRun,
+                   selected: tuple[str, ...]) -> tuple[Verdict, bool | None]:
+    """A run that put the covering tests first and went on to every stable test only when
+    one of them failed: ``(verdict, selection_agrees)``. A caught mutant's verdict comes from
+    the complete F2P + P2P set (the confirmation); otherwise from the covering tests alone."""
+    if run.status != "ok":
+        return Verdict(run.status, ran=selected, seconds=run.seconds, detail=run.detail,
+                       cpu_seconds=run.cpu_seconds), None
+    caught = tuple(t for t in selected if run.outcomes.get(t, "error") != PASSING)
+    if not caught:
+        return Verdict("no_fail_to_pass", (), (), selected, run.seconds,
+                       cpu_seconds=run.cpu_seconds), None
+    verdict = judge(baseline, run, baseline.stable, "full")
+    return verdict, sorted(caught) == sorted(verdict.fail_to_pass)
 
 
 def confirm(baseline: Baseline, run: TestRun) -> Verdict:

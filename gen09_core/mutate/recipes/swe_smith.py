@@ -47,6 +47,7 @@ class SweSmithOptions:
 
     modifiers: tuple[str, ...] = ()  # empty: every modifier the language pack offers
     selection: str = "coverage"  # "coverage" (covering tests only) | "full" (whole suite per mutant)
+    confirm: str = "same_run"  # "same_run": go on to the full set in the same process | "separate"
     include: tuple[str, ...] = ()  # globs of files to mutate (empty: every source file)
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     org: str = "gen09"
@@ -57,6 +58,8 @@ class SweSmithOptions:
     def __attrs_post_init__(self):
         if self.selection not in ("coverage", "full"):
             raise ValueError(f"selection must be 'coverage' or 'full', not {self.selection!r}")
+        if self.confirm not in ("same_run", "separate"):
+            raise ValueError(f"confirm must be 'same_run' or 'separate', not {self.confirm!r}")
         if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]*", self.org):
             raise ValueError(f"org {self.org!r} must be lowercase letters, digits, '.', '_' or '-'")
 
@@ -127,6 +130,7 @@ class _Run:
         self.journal = ctx.journal
         self.stats: dict[str, dict[str, int]] = {}
         self.seconds = {"baseline": 0.0, "validation": 0.0, "confirmation": 0.0}
+        self.cpu = {"validation": 0.0, "confirmation": 0.0}
 
     # -- stages ---------------------------------------------------------------------------
 
@@ -186,7 +190,8 @@ class _Run:
             data["coverage"] = {f: {int(k): v for k, v in lines.items()}
                                 for f, lines in data["coverage"].items()}
             baseline = Baseline(tuple(data["stable"]), tuple(data["flaky"]), tuple(data["failing"]),
-                                data["coverage"], data["seconds"], tuple(data["runs"]))
+                                data["coverage"], data["seconds"], tuple(data["runs"]),
+                                {f: list(lines) for f, lines in data.get("import_lines", {}).items()})
             self.journal.event("baseline", "skipped", detail={"reason": "resumed"})
         else:
             self.journal.event("baseline", "started")
@@ -313,7 +318,7 @@ class _Run:
 
     def _validate(self, env, baseline, mutants) -> dict:
         from gen09_core.mutate.profiles import TestJob
-        from gen09_core.mutate.validate import Verdict, changed_lines, judge, select_tests
+        from gen09_core.mutate.validate import Verdict, changed_lines, judge, judge_same_run, select_tests
 
         selection = self.opts.selection
         verdicts: dict[str, Verdict] = {}
@@ -336,17 +341,27 @@ class _Run:
                 self._save_record(mutant, {"mutant": _mutant_dict(mutant), "verdict": asdict(verdict)})
                 continue
             todo[mutant.mutant_id] = tests
+            same_run = selection == "coverage" and self.opts.confirm == "same_run"
             jobs.append(TestJob(mutant.mutant_id, str(self.pristine), str(self.scratch),
-                                {mutant.path: mutant.text}, tests, False, self.cfg.limits.timeout_sec,
-                                self.cfg.limits.memory_mb))
+                                {mutant.path: mutant.text}, baseline.stable if same_run else tests, False,
+                                self.cfg.limits.timeout_sec, self.cfg.limits.memory_mb,
+                                first=tests if same_run else None))
         total = len(jobs)
         self.journal.event("validate", "started", total=total, completed=0,
                            detail={"selection": selection, "decided_without_running": len(verdicts)})
         for done, run in enumerate(self.ctx.executor.run(self._runner(env), jobs), 1):
             mutant = by_id[run.job_id]
-            verdict = judge(baseline, run, todo[run.job_id], selection)
+            record = {"mutant": _mutant_dict(mutant)}
+            if selection == "coverage" and self.opts.confirm == "same_run":
+                verdict, agrees = judge_same_run(baseline, run, todo[run.job_id])
+                if agrees is not None:
+                    record.update(confirmed=asdict(verdict), selection_agrees=agrees,
+                                  confirmation="same run: every stable test ran after a covering test failed")
+            else:
+                verdict = judge(baseline, run, todo[run.job_id], selection)
             verdicts[mutant.mutant_id] = verdict
-            self._save_record(mutant, {"mutant": _mutant_dict(mutant), "verdict": asdict(verdict)})
+            record["verdict"] = asdict(verdict)
+            self._save_record(mutant, record)
             klass = "infrastructure" if verdict.status == "crash" else None
             self.journal.event("validate", "progress", mutant.mutant_id, failure_class=klass,
                                total=total, completed=done,
@@ -355,6 +370,7 @@ class _Run:
         for mutant in mutants:
             verdict = verdicts[mutant.mutant_id]
             self.seconds["validation"] += verdict.seconds
+            self.cpu["validation"] += verdict.cpu_seconds
             stat = self._stat(mutant.modifier)
             stat[verdict.status] = stat.get(verdict.status, 0) + 1
         valid = sum(v.status == "valid" for v in verdicts.values())
@@ -397,8 +413,9 @@ class _Run:
         for mutant in valid:
             record = records[mutant.mutant_id]
             verdict = _verdict(record["confirmed"])
-            if self.opts.selection == "coverage":
+            if self.opts.selection == "coverage" and self.opts.confirm == "separate":
                 self.seconds["confirmation"] += verdict.seconds
+                self.cpu["confirmation"] += verdict.cpu_seconds
             stat = self._stat(mutant.modifier)
             if verdict.status == "valid":
                 accepted[mutant.mutant_id] = verdict
@@ -487,6 +504,7 @@ class _Run:
             "accepted": len(accepted), "exported": len(exported),
             "per_modifier": {k: self.stats[k] for k in sorted(self.stats)},
             "runner_seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+            "runner_cpu_seconds": {k: round(v, 3) for k, v in self.cpu.items()},
             "runner_seconds_per_accepted_task": round(per_task, 3) if per_task is not None else None,
             "wall_seconds": round(wall, 3),
             "cost": {"test_runner_seconds": round(runner, 3), "model_calls": 0, "model_cost_usd": 0.0,
@@ -506,7 +524,7 @@ def _verdict(data: dict):
 
     return Verdict(data["status"], tuple(data.get("fail_to_pass", ())), tuple(data.get("pass_to_pass", ())),
                    tuple(data.get("ran", ())), data.get("seconds", 0.0), data.get("detail", ""),
-                   data.get("failures", {}))
+                   data.get("failures", {}), data.get("cpu_seconds", 0.0))
 
 
 __all__ = ["RECIPE", "SweSmithOptions", "Entity", "Span"]
