@@ -116,6 +116,17 @@ def line_offsets(text: str) -> tuple[int, ...]:
     return tuple(offsets)
 
 
+def common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
+    """How many leading and trailing lines two versions share (never overlapping)."""
+    head, limit = 0, min(len(old), len(new))
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
 def _tolerant_matches(text: str, search: str, replace: str, lo: int, hi: int) -> list:
     """Whole-line windows inside ``[lo, hi)`` equal to ``search`` up to trailing whitespace
     and one uniform indentation shift; each comes with ``replace`` shifted the same way."""

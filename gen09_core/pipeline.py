@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from gen09_core import represent
-from gen09_core.apply import apply_candidate, line_offsets
+from gen09_core.apply import apply_candidate, common_ends, line_offsets
 from gen09_core.dedup import dedup
 from gen09_core.entities import list_entities, match_entity
 from gen09_core.errors import BadInput
@@ -105,7 +105,7 @@ def unified_diff(applied: Applied) -> str:
     for changed in applied.files:
         old = changed.old_text.splitlines(keepends=True)
         new = changed.new_text.splitlines(keepends=True)
-        head, tail = _common_ends(old, new)
+        head, tail = common_ends(old, new)
         lo = max(head - DIFF_CONTEXT, 0)
         cut = max(tail - DIFF_CONTEXT, 0)
         source = f"a/{changed.path}" if changed.original else "/dev/null"
@@ -126,17 +126,6 @@ def _shift_hunk(header: str, offset: int) -> str:
     m = _HUNK.match(header)
     return (f"@@ -{int(m[1]) + offset}{m[2] or ''} +{int(m[3]) + offset}{m[4] or ''} @@"
             + header[m.end():])
-
-
-def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
-    """How many leading and trailing lines the two versions share (not overlapping)."""
-    head, limit = 0, min(len(old), len(new))
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    return head, tail
 
 
 def report_json(report: Report, repo) -> dict:

@@ -25,6 +25,8 @@ import warnings
 
 from attrs import frozen
 
+from gen09_core.apply import common_ends
+
 _MODULE_GLOBAL = re.compile(r"^global\b", re.M)
 
 
@@ -89,12 +91,7 @@ def chunk(original: str, new: str) -> Chunk | None:
     if lay is None or "\r" in new.replace("\r\n", ""):
         return None
     old, now = lay.lines, split_lines(new)
-    head, limit = 0, min(len(old), len(now))
-    while head < limit and old[head] == now[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[-1 - tail] == now[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(old, now)
     first = bisect.bisect_right(lay.cuts, head) - 1
     last = bisect.bisect_left(lay.cuts, len(old) - tail)
     start, stop = lay.cuts[first], lay.cuts[last]
