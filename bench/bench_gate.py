@@ -420,7 +420,7 @@ print(json.dumps([b - a for a, b in zip(t, t[1:])]))
 """
 PHASE_NAMES = ("import gen09_core.cli (click, ...)", "import candidates + pipeline (attrs, pluggy, ...)",
                "load candidates.json (fastjsonschema)", "default_registry() (entry points, packs)",
-               "run_batch (incl. one ruff process)", "print the table (rich)")
+               "run_batch (incl. one ruff process)", "print the table")
 
 
 def cold_phases(runs: int) -> dict:
