@@ -33,6 +33,9 @@ def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD
     repo = Path(repo)
     if not repo.is_dir():
         raise BadInput(f"{repo}: repository folder does not exist")
+    ids = [c.id for c in batch.candidates]
+    if len(set(ids)) != len(ids):
+        raise BadInput("candidate ids must be unique within a batch")
     snapshot = Snapshot(repo)
     check_target(registry, snapshot, batch.target)
     representation = _representation(registry, batch)

@@ -145,3 +145,13 @@ def test_tolerant_tier_never_ignores_other_differences(registry, repo):
     assert reason(result) == "no_match"
     exact = apply_candidate(registry, Snapshot(repo), Candidate("c", (Edit("m.py", "def f", "def h"),)), None, tolerant=True)
     assert exact.tiers == ("exact",)
+
+
+def test_a_batch_built_in_code_with_repeated_ids_is_refused(registry, repo):
+    from gen09_core.errors import BadInput
+    from gen09_core.models import CandidateBatch
+    from gen09_core.pipeline import run_batch
+
+    twice = Candidate("c", (Edit("m.py", "def f", "def h"),))
+    with pytest.raises(BadInput, match="unique"):
+        run_batch(CandidateBatch((twice, twice)), repo, registry)
