@@ -4,6 +4,7 @@ whole file does: random edits of real modules, both ways."""
 import argparse
 import json.decoder
 import textwrap
+import warnings
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -20,7 +21,9 @@ SNIPPETS = ["    return x\n", "def f(:\n", "x = '''\n", "'''\n", "global y\n", "
 
 def whole_compiles(text):
     try:
-        compile(text, "m.py", "exec", dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "m.py", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return False
     return True
