@@ -13,7 +13,7 @@ from gen09_core.ab.run import run_arms
 HARNESS_DEMO = "harness demonstration (template generator, not a model)"
 
 
-def make_client(generator: str, base_url, model, api_key, prices, record, replay):
+def registry_and_client(generator: str, base_url, model, api_key, prices, record, replay):
     """The registry and metered client for this run; the template generator is registered
     for this run only and made the active one."""
     from gen09_core.generate import make_client as client_for
@@ -40,7 +40,7 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
 
     if not 1 <= n <= MAX_N:
         raise BadInput(f"--n must be between 1 and {MAX_N}, got {n}")
-    registry, client = make_client(generator, base_url, model, api_key, prices, record, replay)
+    registry, client = registry_and_client(generator, base_url, model, api_key, prices, record, replay)
     available = task_source.load(tasks, registry, checkouts)
     sample = task_source.sample(available, k, seed)
     arm_list = arms_module.arms(n, tolerant)
