@@ -9,7 +9,6 @@ from __future__ import annotations
 from attrs import evolve, frozen
 
 from gen09_core import represent
-from gen09_core.ab.tasks import Task
 from gen09_core.ab.validate import Verdict
 from gen09_core.models import Report, Representation
 
@@ -112,8 +111,3 @@ def select(forwarded: tuple[Forwarded, ...]) -> str | None:
         return None
     pool = [f for f in forwarded if f.verdict.regression_ok] or list(forwarded)
     return max(pool, key=lambda f: (f.votes, -forwarded.index(f))).id
-
-
-def task_upstream(task: Task, arm: Arm) -> dict:
-    """The upstream inputs this arm's stage (a) sees."""
-    return task.upstream(with_requirement=arm.intent)

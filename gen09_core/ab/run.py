@@ -14,7 +14,6 @@ from gen09_core.ab.arms import (
     TaskResult,
     representation_for,
     select,
-    task_upstream,
     to_forward,
 )
 from gen09_core.ab.tasks import Task
@@ -36,7 +35,7 @@ def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, python: s
     for task in tasks:
         for arm in arm_list:
             try:
-                package = intent.assemble(task_upstream(task, arm), task.repo, registry, task.id)
+                package = intent.assemble(task.upstream(arm.intent), task.repo, registry, task.id)
             except BadInput as exc:
                 raise BadInput(f"task {task.id}: {exc}") from None
             rep = representation_for(arm, registry, package.target)
