@@ -19,21 +19,29 @@ RESULTS = BENCH / "results"
 
 def fetch_sdist(name: str, version: str) -> Path:
     """Download (once) the pinned sdist of ``name==version`` with pip and unpack it under
-    ``bench/.cache``; return the unpacked source folder."""
+    ``bench/.cache``; return the unpacked source folder (sdist file names may spell the
+    name with ``_`` for ``-``)."""
     CACHE.mkdir(exist_ok=True)
-    folder = CACHE / f"{name}-{version}"
-    if folder.is_dir():
-        return folder
-    archive = CACHE / f"{name}-{version}.tar.gz"
-    if not archive.is_file():
+    spellings = dict.fromkeys((name, name.replace("-", "_"), name.replace("_", "-")))
+    for spelling in spellings:
+        if (CACHE / f"{spelling}-{version}").is_dir():
+            return CACHE / f"{spelling}-{version}"
+    def archives():
+        return [p for p in (CACHE / f"{s}-{version}.tar.gz" for s in spellings) if p.is_file()]
+
+    found = archives()
+    if not found:
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
                f"{name}=={version}", "-d", str(CACHE)]
         print("fetching:", " ".join(cmd[2:]), file=sys.stderr)
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    if not archive.is_file():
-        raise SystemExit(f"pip download did not produce {archive}")
+        found = archives()
+    if not found:
+        raise SystemExit(f"pip download did not produce an sdist of {name} {version}")
+    archive = found[0]
     with tarfile.open(archive) as tar:
         tar.extractall(CACHE, filter="data")
+    folder = CACHE / archive.name.removesuffix(".tar.gz")
     if not folder.is_dir():
         raise SystemExit(f"{archive} did not unpack to {folder}")
     return folder

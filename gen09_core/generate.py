@@ -208,7 +208,7 @@ def make_client(registry, endpoint: llm.Endpoint, prices=None, record=None, repl
         raise BadInput(f"no model endpoint: pass --base-url or set {llm.ENV_BASE_URL}")
     if not endpoint.model:
         raise BadInput(f"no model: pass --model or set {llm.ENV_MODEL}")
-    (generator,) = registry.hook.gen09_generator()
+    generator = registry.active_generator()
     return llm.ModelClient(endpoint, generator, prices, record=record)
 
 

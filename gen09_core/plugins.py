@@ -39,6 +39,15 @@ class Registry:
         """The plugin manager's hook caller."""
         return self.pm.hook
 
+    def active_generator(self):
+        """The object the active generator plugin's ``gen09_generator`` returns (None when
+        no generator is installed). Only that plugin's hook runs: choosing a generator
+        filters the callers, it never unregisters a plugin (its other hooks keep working)."""
+        for impl in self.pm.hook.gen09_generator.get_hookimpls():
+            if impl.plugin_name == self.generator:
+                return impl.function()
+        return None
+
     def language_of(self, path: str) -> str | None:
         """The language serving ``path`` by its extension, or None when no pack serves it."""
         entry = self.extensions.get(PurePosixPath(path).suffix.lower())
@@ -171,9 +180,6 @@ def _select_generator(pm: pluggy.PluginManager, chosen: str | None) -> str | Non
             raise PluginError(
                 f"{ENV_GENERATOR}={chosen!r} is not a loaded generator; loaded: {names or 'none'}"
             )
-        for name in names:
-            if name != chosen:
-                pm.unregister(name=name)
         return chosen
     if len(names) > 1:
         raise PluginError(

@@ -14,6 +14,8 @@ from gen09_core.plugins import BUILTIN_PLUGINS, ENV_GENERATOR, ENV_PLUGINS
 os.environ[ENV_PLUGINS] = ",".join(BUILTIN_PLUGINS)
 os.environ.pop(ENV_GENERATOR, None)
 
+collect_ignore = ["fixtures"]  # the fixture repositories' own suites are gen09's input, not its tests
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 

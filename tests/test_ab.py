@@ -221,18 +221,13 @@ def test_intervals():
     assert better["mean_diff"] == 1 and better["p_not_better"] == 0.0
 
 
-def test_junit_outcomes_map_to_node_ids(tmp_path):
-    junit = tmp_path / "j.xml"
-    junit.write_text(
-        '<testsuites><testsuite>'
-        '<testcase classname="tests.test_a" name="test_ok"/>'
-        '<testcase classname="tests.test_a.TestK" name="test_p[1-2]"/>'
-        '<testcase classname="tests.test_a" name="test_bad"><failure message="x"/></testcase>'
-        '</testsuite></testsuites>')
-    wanted = {"tests/test_a.py::test_ok", "tests/test_a.py::TestK::test_p[1-2]", "tests/test_a.py::test_bad",
-              "tests/test_a.py::test_missing"}
-    assert passed_tests(junit, wanted) == {"tests/test_a.py::test_ok", "tests/test_a.py::TestK::test_p[1-2]"}
-    assert passed_tests(tmp_path / "absent.xml", wanted) == set()
+def test_outcomes_are_read_by_exact_node_id(tmp_path):
+    phases = [("tests/test_a.py::test_ok", "call", "passed"), ("tests/test_a.py::TestK::test_p[ff::1/2]", "call",
+              "passed"), ("tests/test_a.py::test_bad", "call", "failed")]
+    (tmp_path / "outcomes.jsonl").write_text("".join(
+        json.dumps({"kind": "phase", "id": i, "when": w, "outcome": o}) + "\n" for i, w, o in phases))
+    assert passed_tests(tmp_path) == {"tests/test_a.py::test_ok", "tests/test_a.py::TestK::test_p[ff::1/2]"}
+    assert passed_tests(tmp_path / "absent") == set()
 
 
 def test_templates_change_one_token_outside_strings():

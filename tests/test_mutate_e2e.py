@@ -231,7 +231,7 @@ def test_example_config_is_valid():
 
     data = load_file(ROOT / "examples" / "mutate.toml")
     data["source"]["repo"] = str(FIXTURE)
-    recipe, config, options, profile, _ = prepare(data, Path("unused"))
+    recipe, config, options, profile, _, _ = prepare(data, Path("unused"))
     assert recipe.name == "swe_smith" and profile.name == "shop" and config.seeds.mutate == 7
 
 

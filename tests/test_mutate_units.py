@@ -9,16 +9,15 @@ import pytest
 from gen09_core.mutate.bundle import scan_snapshot
 from gen09_core.mutate.executor import LocalExecutor
 from gen09_core.mutate.issue import forbidden_strings, module_name, write_issue
-from gen09_core.mutate.profiles import Profile, TestEnv, TestJob, TestRun, prepare, run_job
+from gen09_core.mutate.profiles import Profile
 from gen09_core.mutate.validate import changed_lines, derive_baseline, judge
+from gen09_core.testrun.jobs import TestEnv, TestJob, TestRun, install_plugin, run_job
 
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     work = tmp_path_factory.mktemp("env")
-    source = work / "src"
-    source.mkdir()
-    return prepare(Profile("python-pytest", venv=False), work, source)
+    return TestEnv(sys.executable, str(install_plugin(work / "plugins")))
 
 
 def _repo(tmp_path, body):
@@ -28,7 +27,7 @@ def _repo(tmp_path, body):
     return repo
 
 
-def test_runner_reads_outcomes_from_the_json_report(env, tmp_path):
+def test_runner_reads_outcomes_from_gen09s_record(env, tmp_path):
     repo = _repo(tmp_path, """
         import pytest
         def test_ok():
@@ -202,7 +201,7 @@ def test_profile_from_config_overrides_fields():
     spec = ProfileSpec(install=("echo hi",), pythonpath=("src",))
     profile = Profile("python-pytest").with_spec("mine", spec)
     assert profile.name == "mine" and profile.install == ("echo hi",) and profile.pythonpath == ("src",)
-    assert isinstance(TestEnv("p", profile, "d").profile, Profile)
+    assert profile.plugins is None and profile.base_image is None  # left to detection
 
 
 def test_a_second_recipe_arrives_through_the_hook(tmp_path):
@@ -239,7 +238,7 @@ def test_a_second_recipe_arrives_through_the_hook(tmp_path):
     registry = make_registry(extra=[("core:mutate.recipes", recipes), ("core:mutate.profiles", profiles),
                                     ("echo", Plugin())])
     data = {"pipeline": {"recipe": "echo"}, "source": {"repo": str(FIXTURE)}, "recipe": {"echo": {"level": 3}}}
-    recipe, config, options, profile, _ = prepare(data, tmp_path, registry=registry)
+    recipe, config, options, profile, _, detected = prepare(data, tmp_path, registry=registry)
     assert recipe.name == "echo" and options.level == 3 and config.recipe == {"echo": {"level": 3}}
 
     class Twin:

@@ -62,7 +62,36 @@ def test_exactly_one_generator(monkeypatch):
     monkeypatch.setenv("GEN09_GENERATOR", "gen-b")
     registry = make_registry(extra=extra, load_entrypoints=False)
     assert registry.generator == "gen-b"
-    assert registry.pm.get_plugin("gen-a") is None
+    assert registry.active_generator() is not None
+
+
+def test_choosing_a_generator_never_disables_a_language(monkeypatch, tmp_path):
+    """A pack that serves a language and also offers a generator keeps gating its files
+    when another generator is chosen."""
+    from gen09_core.models import Candidate, CandidateBatch, Edit, Finding
+    from gen09_core.pipeline import run_batch
+
+    monkeypatch.delenv("GEN09_GENERATOR", raising=False)
+    both = pack("snakepack", ("snake", (".snk",)))
+
+    @hookimpl
+    def gen09_parse(language, path, text, original):
+        if language != "snake":
+            return None
+        return [Finding("syntax", "unbalanced '('", 1)] if "(" in text else []
+
+    @hookimpl
+    def gen09_generator():
+        return "snake-generator"
+
+    both.gen09_parse, both.gen09_generator = gen09_parse, gen09_generator
+    registry = make_registry(extra=[("snakepack", both), ("gen-b", generator("gen_b"))],
+                             load_entrypoints=False, generator="gen-b")
+    assert registry.active_generator() != "snake-generator"
+    (tmp_path / "a.snk").write_text("ok\n")
+    batch = CandidateBatch((Candidate("bad", (Edit("a.snk", content="f(\n"),)),))
+    outcome = run_batch(batch, tmp_path, registry=registry).outcomes[0]
+    assert outcome.status == "rejected" and outcome.rejection.reason == "parse_error"
 
 
 def test_plugin_allowlist():

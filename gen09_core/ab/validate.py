@@ -4,17 +4,18 @@ verifier (``tests/test.sh``) or, for SWE-bench tasks, pytest on the listed ids."
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from attrs import frozen
 
 from gen09_core.ab.tasks import Task
 from gen09_core.errors import EnvironmentFailure
+from gen09_core.testrun import outcomes
+from gen09_core.testrun.jobs import install_plugin
+from gen09_core.testrun.process import clean_env, run_limited
 
 
 @frozen
@@ -45,16 +46,14 @@ def validate(task: Task, files, python: str, timeout: float = 900.0) -> Verdict:
         else:
             _run_pytest(task, app, logs, python, timeout)
         wanted = set(task.fail_to_pass) | set(task.pass_to_pass)
-        passed = passed_tests(logs / "junit.xml", wanted)
+        passed = passed_tests(logs)
     return Verdict(wanted <= passed, set(task.pass_to_pass) <= passed, time.perf_counter() - start)
 
 
 def _run_bundle(bundle: Path, app: Path, logs: Path, python: str, timeout: float) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEN09_", "PYTEST_"))}
-    env.pop("PYTHONPATH", None)
-    env.update(GEN09_APP_DIR=str(app), GEN09_TESTS_DIR=str(bundle / "tests"),
-               GEN09_LOG_DIR=str(logs), GEN09_PYTHON=python, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
-    _run(["bash", str(bundle / "tests" / "test.sh")], app, env, timeout)
+    env = clean_env(GEN09_APP_DIR=str(app), GEN09_TESTS_DIR=str(bundle / "tests"), GEN09_LOG_DIR=str(logs),
+                    GEN09_PYTHON=python)
+    _run(["bash", str(bundle / "tests" / "test.sh")], app, env, timeout, logs)
 
 
 def _run_pytest(task: Task, app: Path, logs: Path, python: str, timeout: float) -> None:
@@ -64,36 +63,23 @@ def _run_pytest(task: Task, app: Path, logs: Path, python: str, timeout: float) 
         if done.returncode != 0:
             raise EnvironmentFailure(f"{task.id}: test_patch does not apply: {done.stderr.strip()[:300]}")
     ids = sorted(set(task.fail_to_pass) | set(task.pass_to_pass))
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    _run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={logs / 'junit.xml'}",
-          *ids], app, env, timeout)
+    runner = install_plugin(logs / "runner")
+    select = logs / "tests.txt"
+    select.write_text("".join(t + "\n" for t in ids), encoding="utf-8")
+    files = logs / "files.txt"
+    files.write_text("".join(f + "\n" for f in sorted({t.split("::", 1)[0] for t in ids})), encoding="utf-8")
+    env = clean_env(PYTHONPATH=f"{app}:{runner}", GEN09_OUTCOMES=str(logs / "outcomes.jsonl"),
+                    GEN09_SELECT=str(select))
+    _run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "gen09_pytest",
+          "--continue-on-collection-errors", f"--rootdir={app}", f"@{files}"], app, env, timeout, logs)
 
 
-def _run(cmd, cwd, env, timeout) -> None:
-    try:
-        subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        pass  # the tests that did not finish are simply not passed
-    except OSError as exc:
-        raise EnvironmentFailure(f"could not run {cmd[0]}: {exc}") from None
+def _run(cmd, cwd, env, timeout, logs) -> None:
+    done = run_limited(cmd, cwd, env, timeout, logs / "runner-output.txt")
+    if done.status == "error":
+        raise EnvironmentFailure(done.output)
 
 
-def passed_tests(junit: Path, wanted) -> set[str]:
-    """Which of the node ids ``wanted`` a pytest JUnit XML report shows as passed; an absent
-    or broken report passes nothing. A node id ``a/test_x.py::Cls::test[p]`` appears in the
-    report as classname ``a.test_x.Cls`` and name ``test[p]``."""
-    try:
-        root = ET.parse(junit).getroot()
-    except (OSError, ET.ParseError):
-        return set()
-    ok = set()
-    for case in root.iter("testcase"):
-        if not any(child.tag in ("failure", "error", "skipped") for child in case):
-            ok.add((case.get("classname", ""), case.get("name", "")))
-    return {node for node in wanted if _junit_key(node) in ok}
-
-
-def _junit_key(node: str) -> tuple[str, str]:
-    path, *rest = node.split("::")
-    module = path.removesuffix(".py").replace("/", ".")
-    return ".".join([module, *rest[:-1]]), rest[-1] if rest else ""
+def passed_tests(logs: Path) -> set[str]:
+    """The ids that passed, read from gen09's outcome record by the one outcome reader."""
+    return outcomes.read(logs / "outcomes.jsonl").passed()

@@ -7,9 +7,12 @@ One folder per task::
     environment/Dockerfile    builds the learner image from the snapshot
     environment/repo/         the learner-visible snapshot (mutated; F2P test files removed)
     solution/solve.sh         the oracle: restores the pristine source of the changed file
+    environment/gen09.lock    the validated environment: Python version + every package pinned
+    solution/solve.sh         the oracle: restores the pristine source of the changed file
     tests/test.sh             the verifier: restores hidden tests, runs F2P + P2P, writes
                               the reward to $GEN09_LOG_DIR (default /logs/verifier)/reward.txt
-    tests/grade.py, tests/tests.txt, tests/expected.json, tests/hidden/...
+    tests/runner/             gen09's pytest plugin and the outcome reader that grades
+    tests/tests.txt, tests/files.txt, tests/expected.json, tests/hidden/...
 
 Every path in the scripts comes from an environment variable with the container default:
 ``GEN09_APP_DIR`` (/testbed), ``GEN09_TESTS_DIR`` (the script's folder), ``GEN09_LOG_DIR``
@@ -23,12 +26,15 @@ import base64
 import hashlib
 import json
 import re
+import shlex
 import shutil
 from pathlib import Path, PurePosixPath
 
 from attrs import frozen
 
 from gen09_core.mutate.receipts import sha256_bytes, sha256_file, sha256_tree
+from gen09_core.testrun.jobs import TestEnv, install_plugin
+from gen09_core.testrun.venv import LOCK_NAME, Lock
 
 CREDENTIAL_NAMES = re.compile(
     r"^(\.env(\..*)?|\.netrc|\.pypirc|\.npmrc|\.git-credentials|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|"
@@ -72,11 +78,10 @@ class BundleSettings:
     source_repo: str
     source_name: str
     revision: str
-    base_image: str
-    image_install: tuple[str, ...]
-    pythonpath: tuple[str, ...]
-    plugins: tuple[str, ...]
-    pytest_version: str
+    lock: Lock
+    test_env: TestEnv
+    base_image: str | None
+    image_install: tuple[str, ...] | None
     memory_mb: int
     verifier_timeout_sec: float
     agent_timeout_sec: float
@@ -172,10 +177,13 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
     tests = sorted(spec.fail_to_pass) + sorted(spec.pass_to_pass)
     _write(tmp / "instruction.md", spec.issue)
     _write(tmp / "environment" / "Dockerfile", dockerfile(settings))
+    _write(tmp / "environment" / LOCK_NAME, settings.lock.render())
     _write(tmp / "solution" / "solve.sh", solve_sh(spec), executable=True)
     _write(tmp / "tests" / "test.sh", test_sh(settings), executable=True)
-    _write(tmp / "tests" / "grade.py", GRADE_PY)
+    install_plugin(tmp / "tests" / "runner")
     _write(tmp / "tests" / "tests.txt", "".join(t + "\n" for t in tests))
+    test_files = sorted({t.split("::", 1)[0] for t in tests})
+    _write(tmp / "tests" / "files.txt", "".join(f + "\n" for f in test_files))
     _write(tmp / "tests" / "expected.json", json.dumps({
         "count": len(tests), "FAIL_TO_PASS": sorted(spec.fail_to_pass),
         "PASS_TO_PASS": sorted(spec.pass_to_pass)}, indent=2) + "\n")
@@ -188,6 +196,7 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
         "instruction": sha256_file(tmp / "instruction.md"),
         "solve_sh": sha256_file(tmp / "solution" / "solve.sh"),
         "test_sh": sha256_file(tmp / "tests" / "test.sh"),
+        "lock": sha256_file(tmp / "environment" / LOCK_NAME),
         "hidden_tests": sha256_tree(tmp / "tests" / "hidden") if hidden else "",
         "patch": sha256_bytes(spec.diff.encode("utf-8")),
     }
@@ -289,17 +298,32 @@ def task_toml(spec: TaskSpec, s: BundleSettings, adaptations: list[str], digests
     return "\n".join(parts)
 
 
+def _paths(s: BundleSettings, root: str) -> str:
+    return ":".join(f"{root}/{p}".rstrip("/.") or root for p in s.test_env.pythonpath) or root
+
+
 def dockerfile(s: BundleSettings) -> str:
-    """The learner image: the snapshot at /testbed with the test runner installed."""
-    paths = ":".join(f"/testbed/{p}".rstrip("/.") or "/testbed" for p in s.pythonpath) or "/testbed"
-    steps = [step.format(pytest_version=s.pytest_version) for step in s.image_install]
-    install = " && \\\n    ".join(steps) if steps else "true"
-    return (f"FROM {s.base_image}\n"
+    """The learner image: the validating Python's official image, exactly the locked
+    packages, then the repository installed the way the validation installed it, the
+    snapshot at /testbed."""
+    image = s.base_image or f"python:{s.lock.minor}-slim"
+    variables = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(s.lock.env.items()))
+    if s.image_install is not None:
+        steps = [f"RUN {' && '.join(s.image_install) or 'true'}"]
+    else:
+        steps = [f"COPY {LOCK_NAME} /gen09/{LOCK_NAME}",
+                 f"RUN pip install --no-cache-dir --no-deps -r /gen09/{LOCK_NAME}"]
+    steps.append("COPY repo/ /testbed/")
+    if s.image_install is None and s.lock.project:
+        prefix = f"{variables} " if variables else ""
+        steps.append("RUN cp -R /testbed /tmp/gen09-build && \\\n    "
+                     f"{prefix}pip install --no-cache-dir --no-deps /tmp/gen09-build "
+                     "&& \\\n    rm -rf /tmp/gen09-build")
+    return (f"FROM {image}\n"
             "WORKDIR /testbed\n"
-            "COPY repo/ /testbed/\n"
-            f"RUN {install}\n"
-            "RUN useradd --create-home --uid 1000 learner && chown -R learner /testbed\n"
-            f"ENV PYTHONDONTWRITEBYTECODE=1 PYTHONPATH={paths}\n")
+            + "".join(step + "\n" for step in steps)
+            + "RUN useradd --create-home --uid 1000 learner && chown -R learner /testbed\n"
+            f"ENV PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED=0 PYTHONPATH={_paths(s, '/testbed')}\n")
 
 
 def solve_sh(spec: TaskSpec) -> str:
@@ -315,9 +339,10 @@ def solve_sh(spec: TaskSpec) -> str:
 
 
 def test_sh(s: BundleSettings) -> str:
-    """The verifier entry point."""
-    paths = ":".join(f'$APP_DIR/{p}' for p in s.pythonpath) or "$APP_DIR"
-    plugins = "".join(f" -p {p}" for p in s.plugins)
+    """The verifier entry point: the same pytest options, plugins and selection the
+    validation used; the reward comes from gen09's outcome reader."""
+    options = " ".join(shlex.quote(o) for o in s.test_env.pytest_options())
+    exports = "".join(f"export {k}={shlex.quote(str(v))}\n" for k, v in sorted(s.test_env.env.items()))
     return f"""#!/usr/bin/env bash
 # Verifier: restore the hidden tests, run FAIL_TO_PASS + PASS_TO_PASS, write the reward
 # (1 when all pass, else 0) to $LOG_DIR/reward.txt.
@@ -332,42 +357,15 @@ cd "$APP_DIR" || exit 0
 # conftest files the learner may have added cannot steer the run; the originals come back
 find . -name conftest.py -delete
 cp -R "$TESTS_DIR/hidden/." "$APP_DIR/"
-export PYTHONDONTWRITEBYTECODE=1
-export PYTHONPATH="{paths}${{PYTHONPATH:+:$PYTHONPATH}}"
-"$PYTHON" -m pytest -p no:cacheprovider{plugins} -q --rootdir="$APP_DIR" --junitxml="$LOG_DIR/junit.xml" \\
-    "@$TESTS_DIR/tests.txt" > "$LOG_DIR/test-output.txt" 2>&1
-status=$?
-"$PYTHON" "$TESTS_DIR/grade.py" "$LOG_DIR/junit.xml" "$TESTS_DIR/expected.json" "$status" \\
-    > "$LOG_DIR/reward.txt" || echo 0 > "$LOG_DIR/reward.txt"
+export PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED=0 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1
+export PYTHONPATH="{_paths(s, "$APP_DIR")}:$TESTS_DIR/runner"
+export GEN09_OUTCOMES="$LOG_DIR/outcomes.jsonl" GEN09_SELECT="$TESTS_DIR/tests.txt"
+{exports}rm -f "$GEN09_OUTCOMES"
+"$PYTHON" -m pytest {options} --rootdir="$APP_DIR" "@$TESTS_DIR/files.txt" > "$LOG_DIR/test-output.txt" 2>&1
+"$PYTHON" "$TESTS_DIR/runner/gen09_outcomes.py" grade "$GEN09_OUTCOMES" "$TESTS_DIR/expected.json" \\
+    > "$LOG_DIR/reward.txt" 2>> "$LOG_DIR/test-output.txt" || echo 0 > "$LOG_DIR/reward.txt"
 cat "$LOG_DIR/reward.txt"
 """
-
-
-GRADE_PY = '''"""Reward from the JUnit XML: 1 when pytest exited 0 and exactly the expected number of
-tests ran and passed (none failed, errored or was skipped), else 0."""
-import json
-import sys
-import xml.etree.ElementTree as ET
-
-
-def main(junit, expected, status):
-    want = json.load(open(expected, encoding="utf-8"))["count"]
-    try:
-        root = ET.parse(junit).getroot()
-    except (OSError, ET.ParseError):
-        return 0
-    passed = bad = 0
-    for case in root.iter("testcase"):
-        if any(child.tag in ("failure", "error", "skipped") for child in case):
-            bad += 1
-        else:
-            passed += 1
-    return int(status == "0" and bad == 0 and passed == want)
-
-
-if __name__ == "__main__":
-    print(main(*sys.argv[1:4]))
-'''
 
 
 def instance_record(spec: TaskSpec, s: BundleSettings, image_name: str) -> dict:

@@ -93,36 +93,66 @@ def _progress_listener():
     return listener, progress
 
 
+COLUMNS = (("generated", "generated"), ("gate_dropped", "gate dropped"), ("duplicate", "duplicate"),
+           ("not_validated", "over max_mutants"), ("gated", "validated"), ("uncovered", "uncovered"),
+           ("no_fail_to_pass", "no F2P"), ("no_pass_to_pass", "no P2P"), ("timeout", "timeout"),
+           ("crash", "crash"), ("confirm_rejected", "confirm rejected"), ("over_task_cap", "over max_tasks"),
+           ("export_failed", "export failed"), ("exported", "exported"))
+OUTCOMES = COLUMNS[5:]  # every validated mutant is in exactly one of these
+
+
+def _not_validated(row: dict) -> int:
+    """Mutants that passed the gate after ``max_mutants`` was reached."""
+    return row["generated"] - row["gate_dropped"] - row["duplicate"] - row["gated"]
+
+
 def _print_summary(summary: dict, out: Path) -> None:
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
-    table = Table("modifier", "gated", "uncovered", "no F2P", "valid", "accepted")
-    for name, s in summary["per_modifier"].items():
-        table.add_row(name, str(s["gated"]), str(s["uncovered"]), str(s["no_fail_to_pass"]),
-                      str(s["valid"]), str(s["accepted"]))
+    if not console.is_terminal:
+        console = Console(width=200)
+    totals = dict(summary["totals"])
+    totals["not_validated"] = _not_validated(totals)
+    shown = [c for c in COLUMNS if c not in OUTCOMES or totals.get(c[0]) or c[0] == "exported"]
+    table = Table("modifier", *(label for _, label in shown))
+    for name, row in summary["per_modifier"].items():
+        row = {**row, "gate_dropped": sum(v for k, v in row.items() if k.startswith("gate_"))}
+        row["not_validated"] = _not_validated(row)
+        table.add_row(name, *(str(row.get(key, 0)) for key, _ in shown))
+    table.add_row("[bold]total[/]", *(f"[bold]{totals.get(key, 0)}[/]" for key, _ in shown))
     console.print(table)
-    console.print(f"{summary['exported']} task(s) exported to {out / 'tasks'} from {summary['mutants']} "
-                  f"mutant(s); test-runner seconds {summary['cost']['test_runner_seconds']}. "
-                  f"Check them with: gen09 verify {out}")
+    console.print(f"Each of the {summary['mutants']} validated mutant(s) is counted once, in one of the "
+                  f"columns after 'validated' (columns with no mutant are left out). Per-run timeout "
+                  f"{summary['timeout_sec']:g} s ({summary['timeout_source']}).")
+    for status, items in summary.get("failures", {}).items():
+        console.print(f"{status}: " + "; ".join(f"{i['mutant']}: {i['reason']}" for i in items[:3]))
+    if summary["exported"]:
+        console.print(f"{summary['exported']} task(s) exported to {out / 'tasks'}; test-runner seconds "
+                      f"{summary['cost']['test_runner_seconds']}. Check them with: gen09 verify {out}")
+    else:
+        console.print(f"No task was exported; test-runner seconds {summary['cost']['test_runner_seconds']}.")
 
 
 @click.command("verify")
 @click.argument("bundles", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--python", "python", default=None,
-              help="Interpreter with the repository's test dependencies (default: gen09's own).")
+              help="Interpreter with the repository's test dependencies, instead of the default: a "
+                   "fresh venv built from each bundle's own environment lock (cached per lock).")
+@click.option("--timeout", "timeout_sec", type=float, default=900.0, show_default=True,
+              help="Seconds per test.sh run; the whole process group is killed after it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
-@click.option("--plugin-autoload", is_flag=True,
-              help="Let pytest load every plugin installed for --python (off: only those test.sh names).")
 @click.option("--record", type=click.Path(dir_okay=False, path_type=Path),
               help="Append one JSON line per bundle to this file.")
-def verify_command(bundles, python, as_json, plugin_autoload, record):
-    """Run each Harbor bundle's verifier locally, without Docker: nop (reward must be 0)
-    and oracle after solution/solve.sh (reward must be 1).
+def verify_command(bundles, python, timeout_sec, as_json, record):
+    """Run each Harbor bundle's verifier locally, without Docker, in the environment the
+    bundle ships: nop (reward must be 0) and oracle after solution/solve.sh (reward must
+    be 1).
 
     BUNDLES are bundle folders, a run's tasks folder, or a run folder. Exit status: 0 when
-    every bundle shows the contrast, 1 when one does not, 2 when no bundle is found.
+    every bundle shows the contrast, 1 when one does not, 2 when no bundle is found, 3
+    when an environment cannot be built.
     """
     from gen09_core.errors import BadInput
     from gen09_core.mutate.verify import find_bundles, verify_bundle
@@ -131,7 +161,10 @@ def verify_command(bundles, python, as_json, plugin_autoload, record):
     if not found:
         raise BadInput("no Harbor bundle (task.toml + tests/test.sh + environment/repo) found in "
                        + ", ".join(map(str, bundles)))
-    results = [verify_bundle(b, python or sys.executable, plugin_autoload=plugin_autoload) for b in found]
+    results = []
+    for number, bundle in enumerate(found, 1):
+        click.echo(f"gen09 verify: [{number}/{len(found)}] {bundle.name}", err=True)
+        results.append(verify_bundle(bundle, python, timeout_sec))
     if record:
         with open(record, "a", encoding="utf-8") as handle:
             for r in results:
@@ -143,9 +176,9 @@ def verify_command(bundles, python, as_json, plugin_autoload, record):
         from rich.console import Console
         from rich.table import Table
 
-        table = Table("bundle", "nop", "oracle", "hash", "ok", "detail")
+        table = Table("bundle", "nop", "oracle", "hash", "ok", "environment", "detail")
         for r in results:
             table.add_row(Path(r.bundle).name, str(r.nop), str(r.oracle), "ok" if r.hash_ok else "BAD",
-                          "[green]yes[/]" if r.ok else "[red]no[/]", r.detail[:80])
+                          "[green]yes[/]" if r.ok else "[red]no[/]", r.environment, r.detail[:160])
         Console().print(table)
     sys.exit(0 if all(r.ok for r in results) else 1)

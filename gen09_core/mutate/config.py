@@ -58,14 +58,17 @@ class Limits:
 
     max_mutants: int = 50  # mutants that pass the gate and go to validation
     max_tasks: int = 0  # stop after this many accepted tasks (0: no cap)
-    timeout_sec: float = 300.0  # one test-runner process (per mutant)
+    timeout_sec: float | None = None  # one mutant's test run; None: derived from the pristine run
+    baseline_timeout_sec: float = 1800.0  # one pristine whole-suite run
     memory_mb: int = 4096  # address-space limit of one test-runner process
     workers: int = 2  # parallel test jobs on the local executor
 
     def __attrs_post_init__(self):
-        for name in ("max_mutants", "timeout_sec", "memory_mb", "workers"):
+        for name in ("max_mutants", "baseline_timeout_sec", "memory_mb", "workers"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"limits.{name} must be > 0")
+        if self.timeout_sec is not None and self.timeout_sec <= 0:
+            raise ValueError("limits.timeout_sec must be > 0")
         if self.max_tasks < 0:
             raise ValueError("limits.max_tasks must be >= 0")
 
@@ -96,8 +99,6 @@ class ProfileSpec:
     pythonpath: tuple[str, ...] | None = None
     env: dict[str, str] | None = None
     venv: bool | None = None
-    inherit_runner_packages: bool | None = None
-    plugin_autoload: bool | None = None
     plugins: tuple[str, ...] | None = None
     base_image: str | None = None
     image_install: tuple[str, ...] | None = None
@@ -255,6 +256,10 @@ def tree_digest(repo: Path) -> str:
     return digest.hexdigest()
 
 
-def to_json(config: MutateConfig) -> str:
-    """The canonical JSON form written to ``config.json``."""
-    return json.dumps(CONVERTER.unstructure(config), indent=2, sort_keys=True) + "\n"
+def to_json(config: MutateConfig, detected: dict | None = None) -> str:
+    """The canonical JSON form written to ``config.json``: the resolved configuration and,
+    under ``detected``, what environment detection found (with provenance)."""
+    data = CONVERTER.unstructure(config)
+    if detected is not None:
+        data["detected"] = detected
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"

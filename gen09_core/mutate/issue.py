@@ -9,12 +9,14 @@ names, test files or test commands: every line that mentions one of those is dro
 from __future__ import annotations
 
 import ast
+import io
 import re
 import textwrap
+import tokenize
 from pathlib import Path, PurePosixPath
 
 MAX_OBSERVATIONS = 3
-MAX_STATEMENT_LINES = 6
+MAX_STATEMENT_CHARS = 600  # a longer failing statement is cut at a token boundary
 _WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
 
@@ -91,10 +93,28 @@ def _statement_at(source: str, line: int) -> str | None:
             best = node
     if best is None:
         return None
-    text = ast.get_source_segment(source, best, padded=True) or ""
-    if text.count("\n") >= MAX_STATEMENT_LINES:
-        return None
-    return textwrap.dedent(text).strip()
+    text = textwrap.dedent(ast.get_source_segment(source, best, padded=True) or "").strip()
+    return cut_at_token(text, MAX_STATEMENT_CHARS)
+
+
+def cut_at_token(text: str, cap: int) -> str:
+    """``text`` when it fits in ``cap`` characters, else its longest prefix that ends at a
+    token boundary, followed by `` ...``."""
+    if len(text) <= cap:
+        return text
+    offsets = [0]
+    for line in text.splitlines(keepends=True):
+        offsets.append(offsets[-1] + len(line))
+    end = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            stop = offsets[token.end[0] - 1] + token.end[1]
+            if stop > cap:
+                break
+            end = stop
+    except (tokenize.TokenError, IndentationError):
+        pass
+    return text[:end].rstrip() + " ..."
 
 
 def _symptom(message: str) -> tuple[str | None, str | None]:
@@ -103,8 +123,9 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
     if not lines:
         return None, None
     first = lines[0].strip()
-    if first.startswith("AssertionError: "):
-        first = first[len("AssertionError: "):]
+    failed_check = first.startswith("AssertionError")
+    if failed_check:
+        first = first[len("AssertionError"):].lstrip(":").strip()
     match = _ASSERT_EQ.match(first)
     if match:
         actual, expected = match.group(1), match.group(2)
@@ -117,8 +138,10 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
         if call:
             return f"`{call}` returns `{actual}`, but `{expected}` is expected.", None
         return f"a result is `{actual}` where `{expected}` is expected.", None
-    if first.startswith("assert"):
+    if first.startswith("assert") or (failed_check and not first):
         return "a documented property of the result does not hold.", None
+    if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
+        return f"the check reports `{cut_at_token(first, 300)}`.", None
     return None, first[:300]
 
 

@@ -14,6 +14,7 @@ from gen09_core.mutate import config as cfg
 from gen09_core.mutate.executor import LocalExecutor
 from gen09_core.mutate.profiles import Profile, known_profiles, resolve_profile
 from gen09_core.mutate.receipts import Journal
+from gen09_core.testrun.detect import PythonRecipe, detect
 
 
 def mutate_registry():
@@ -35,11 +36,13 @@ class Context:
     profile: Profile
     journal: Journal
     executor: object
+    recipe: PythonRecipe
 
 
 def prepare(data: dict, out: Path, where: str = "config", registry=None) -> tuple:
-    """Structure and check the configuration, resolve it, and return ``(recipe, config,
-    options, profile, registry)`` without touching ``out``."""
+    """Structure and check the configuration, resolve it, detect the repository's
+    environment recipe, and return ``(recipe, config, options, profile, registry,
+    environment recipe)`` without touching ``out``."""
     from gen09_core.mutate.recipes import known_recipes
 
     registry = registry or mutate_registry()
@@ -54,7 +57,8 @@ def prepare(data: dict, out: Path, where: str = "config", registry=None) -> tupl
         raise BadInput(f"{where}: recipe.{recipe.name}: " + "; ".join(cfg._messages(exc))) from None
     recipe.check(options, registry)
     resolved = cfg.resolve(config, cfg.CONVERTER.unstructure(options))
-    return recipe, resolved, options, resolve_profile(registry, resolved), registry
+    return (recipe, resolved, options, resolve_profile(registry, resolved), registry,
+            detect(Path(resolved.source.repo)))
 
 
 def run(data: dict, out, listener=None, where: str = "config", executor=None) -> dict:
@@ -65,8 +69,8 @@ def run(data: dict, out, listener=None, where: str = "config", executor=None) ->
     call fails with ``BadInput``.
     """
     out = Path(out).resolve()
-    recipe, config, options, profile, registry = prepare(data, out, where)
-    text = cfg.to_json(config)
+    recipe, config, options, profile, registry, env_recipe = prepare(data, out, where)
+    text = cfg.to_json(config, cfg.CONVERTER.unstructure(env_recipe))
     existing = out / "config.json"
     if existing.exists():
         if existing.read_text(encoding="utf-8") != text:
@@ -83,7 +87,7 @@ def run(data: dict, out, listener=None, where: str = "config", executor=None) ->
                   detail={"revision": config.source.revision, "resumed": resumed})
     journal.receipt("config", existing)
     ctx = Context(config, options, out, registry, profile, journal,
-                  executor or LocalExecutor(config.limits.workers))
+                  executor or LocalExecutor(config.limits.workers), env_recipe)
     summary = recipe.run(ctx)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     journal.receipt("summary", out / "summary.json")

@@ -22,10 +22,14 @@ already the confirmation; ``bench/bench_mutate_validation.py`` compares the two 
 from __future__ import annotations
 
 import difflib
+import json
+from pathlib import Path
 
+import cattrs
 from attrs import field, frozen
 
-from gen09_core.mutate.profiles import IMPORT_CONTEXT, PASSING, TestJob, TestRun
+from gen09_core.testrun.jobs import IMPORT_CONTEXT, TestJob, TestRun
+from gen09_core.testrun.outcomes import PASSED as PASSING
 
 
 @frozen
@@ -37,10 +41,17 @@ class Baseline:
     stable: tuple[str, ...]
     flaky: tuple[str, ...]
     failing: tuple[str, ...]
-    coverage: dict
+    coverage: dict[str, dict[int, list[str]]]
     seconds: float
     runs: tuple[dict, ...] = ()
-    import_lines: dict = field(factory=dict)
+    import_lines: dict[str, list[int]] = field(factory=dict)
+    run_seconds: tuple[float, ...] = ()  # wall seconds of each pristine run
+    problems: tuple[str, ...] = ()  # the first collection error (or crash output) of each run
+
+
+def load_baseline(path: Path) -> Baseline:
+    """Read ``baseline.json`` back (coverage line numbers become ints again)."""
+    return cattrs.structure(json.loads(Path(path).read_text(encoding="utf-8")), Baseline)
 
 
 def run_baseline(executor, run_fn, pristine: str, scratch: str, timeout_sec: float,
@@ -73,9 +84,11 @@ def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
         at_import = sorted(int(line) for line, ids in lines.items() if IMPORT_CONTEXT in ids)
         if at_import:
             import_lines[path] = at_import
+    problems = tuple(dict.fromkeys(r.problem for r in (first, second) if r.problem))
     return Baseline(stable, flaky, failing, coverage, first.seconds + second.seconds,
                     ({"status": first.status, "detail": first.detail},
-                     {"status": second.status, "detail": second.detail}), import_lines)
+                     {"status": second.status, "detail": second.detail}), import_lines,
+                    (first.seconds, second.seconds), problems)
 
 
 def changed_lines(old: str, new: str) -> list[int]:

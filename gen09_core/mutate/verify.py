@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -19,11 +18,14 @@ from pathlib import Path
 from attrs import frozen
 
 from gen09_core.mutate.bundle import check_task_hash
+from gen09_core.testrun.process import clean_env, run_limited, tail
+from gen09_core.testrun.venv import LOCK_NAME, Lock, cached_env
 
 
 @frozen
 class Contrast:
-    """One bundle's verification: the nop and oracle rewards and whether they contrast."""
+    """One bundle's verification: the nop and oracle rewards and whether they contrast,
+    the interpreter used and where it came from."""
 
     bundle: str
     nop: float | None
@@ -31,6 +33,8 @@ class Contrast:
     hash_ok: bool
     seconds: float
     detail: str = ""
+    python: str = ""
+    environment: str = ""
 
     @property
     def ok(self) -> bool:
@@ -51,7 +55,8 @@ class Contrast:
         """JSON form."""
         return {"bundle": self.bundle, "nop": self.nop, "oracle": self.oracle,
                 "hash_ok": self.hash_ok, "ok": self.ok, "failure_class": self.failure_class,
-                "seconds": round(self.seconds, 3), "detail": self.detail}
+                "seconds": round(self.seconds, 3), "detail": self.detail, "python": self.python,
+                "environment": self.environment}
 
 
 def is_bundle(path: Path) -> bool:
@@ -59,52 +64,72 @@ def is_bundle(path: Path) -> bool:
     return all((Path(path) / p).exists() for p in ("task.toml", "tests/test.sh", "environment/repo"))
 
 
-def verify_bundle(bundle: Path, python: str, timeout_sec: float = 900.0,
-                  plugin_autoload: bool = False) -> Contrast:
-    """Run nop and oracle for one bundle. Without ``plugin_autoload`` the local pytest
-    loads only the plugins the bundle's test.sh names (a container has nothing else)."""
+def bundle_python(bundle: Path, python: str | None = None) -> tuple[str, str]:
+    """``(interpreter, where it came from)``: ``python`` when given (a path, resolved, or a
+    name on PATH), else a venv rebuilt from the bundle's own lock (cached by the lock's
+    digest). ``BadInput`` when neither exists; ``EnvironmentFailure`` when the lock
+    cannot be installed."""
+    from gen09_core.errors import BadInput
+
+    if python is not None:
+        # absolute, not resolved: a venv interpreter is a symlink to the base one
+        found = os.path.abspath(python) if "/" in python else shutil.which(python)
+        if not found or not Path(found).exists():
+            raise BadInput(f"--python {python}: no such interpreter")
+        return found, "--python"
+    lock_file = Path(bundle) / "environment" / LOCK_NAME
+    if not lock_file.is_file():
+        raise BadInput(f"{bundle}: the bundle ships no environment lock ({LOCK_NAME}); pass --python")
+    try:
+        lock = Lock.parse(lock_file.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise BadInput(f"{lock_file}: {exc}") from None
+    return cached_env(lock, Path(bundle) / "environment" / "repo"), f"lock {lock.digest()}"
+
+
+def verify_bundle(bundle: Path, python: str | None = None, timeout_sec: float = 900.0) -> Contrast:
+    """Run nop and oracle for one bundle in its shipped environment (or ``python``)."""
     bundle = Path(bundle).resolve()
     start = time.perf_counter()
     hash_ok = check_task_hash(bundle)
+    interpreter, source = bundle_python(bundle, python)
     with tempfile.TemporaryDirectory(prefix="gen09-verify-") as tmp:
-        nop, why_nop = _trial(bundle, Path(tmp) / "nop", python, False, timeout_sec, plugin_autoload)
-        oracle, why_oracle = _trial(bundle, Path(tmp) / "oracle", python, True, timeout_sec,
-                                    plugin_autoload)
-    detail = "; ".join(d for d in (why_nop, why_oracle) if d)
+        nop, why_nop = _trial(bundle, Path(tmp) / "nop", interpreter, False, timeout_sec)
+        oracle, why_oracle = _trial(bundle, Path(tmp) / "oracle", interpreter, True, timeout_sec)
+    detail = "; ".join(d for d in (why_nop if nop != 0 else "", why_oracle if oracle != 1 else "") if d)
     if not hash_ok:
         detail = "task hash does not match the bundle's files" + (f"; {detail}" if detail else "")
-    return Contrast(str(bundle), nop, oracle, hash_ok, time.perf_counter() - start, detail)
+    return Contrast(str(bundle), nop, oracle, hash_ok, time.perf_counter() - start, detail, interpreter,
+                    source)
 
 
-def _trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: float, autoload: bool):
+def _trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: float):
+    """One trial: ``(reward or None, what went wrong with the tail of the test output)``."""
     app, logs = root / "app", root / "logs"
     shutil.copytree(bundle / "environment" / "repo", app, symlinks=True)
     logs.mkdir(parents=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEN09_", "PYTEST_"))}
-    env.pop("PYTHONPATH", None)
-    env.update(GEN09_APP_DIR=str(app), GEN09_TESTS_DIR=str(bundle / "tests"), GEN09_LOG_DIR=str(logs),
-               GEN09_PYTHON=python)
-    if not autoload:
-        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    env = clean_env(GEN09_APP_DIR=str(app), GEN09_TESTS_DIR=str(bundle / "tests"), GEN09_LOG_DIR=str(logs),
+                    GEN09_PYTHON=python)
     kind = "oracle" if oracle else "nop"
-    try:
-        if oracle:
-            done = subprocess.run(["bash", str(bundle / "solution" / "solve.sh")], cwd=root, env=env,
-                                  capture_output=True, text=True, timeout=timeout_sec)
-            if done.returncode != 0:
-                return None, f"{kind}: solve.sh exit {done.returncode}: {done.stderr.strip()[-300:]}"
-        subprocess.run(["bash", str(bundle / "tests" / "test.sh")], cwd=root, env=env,
-                       capture_output=True, text=True, timeout=timeout_sec)
-    except subprocess.TimeoutExpired:
-        return None, f"{kind}: timed out"
+    if oracle:
+        done = run_limited(["bash", str(bundle / "solution" / "solve.sh")], root, env, timeout_sec,
+                           root / "solve-output.txt")
+        if done.status != "ok" or done.returncode != 0:
+            return None, f"{kind}: solve.sh {done.status} (exit {done.returncode}): {done.output[-300:]}"
+    done = run_limited(["bash", str(bundle / "tests" / "test.sh")], root, env, timeout_sec,
+                       root / "test-sh-output.txt")
+    output = logs / "test-output.txt"
+    shown = tail(output.read_text(encoding="utf-8", errors="replace"), 8, 800) if output.exists() else ""
+    if done.status == "timeout":
+        return None, f"{kind}: timed out after {timeout_sec:g}s; {shown}"
     reward_file = logs / "reward.txt"
     if not reward_file.exists():
-        return None, f"{kind}: no reward.txt"
+        return None, f"{kind}: no reward.txt; {shown}"
     text = reward_file.read_text().strip()
     try:
-        return float(text), ""
+        return float(text), f"{kind}: reward {text}; test output: {shown}"
     except ValueError:
-        return None, f"{kind}: reward.txt is not a number: {text[:50]!r}"
+        return None, f"{kind}: reward.txt is not a number: {text[:50]!r}; {shown}"
 
 
 def find_bundles(paths) -> list[Path]:

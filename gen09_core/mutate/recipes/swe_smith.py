@@ -33,6 +33,11 @@ DEFAULT_EXCLUDE = ("test_*.py", "*_test.py", "tests/*", "test/*", "*/tests/*", "
                    "conftest.py", "setup.py", "docs/*", "doc/*", "examples/*", "benchmarks/*", "bench/*")
 GATE_LINT = ("F821",)
 CHUNK = 64
+# every mutant sent to validation ends in exactly one of these
+OUTCOME_COLUMNS = ("uncovered", "no_fail_to_pass", "no_pass_to_pass", "timeout", "crash", "confirm_rejected",
+                   "over_task_cap", "export_failed", "exported")
+TIMEOUT_FLOOR = 10.0  # seconds: a mutant's run may take this long beyond ...
+TIMEOUT_FACTOR = 3.0  # ... this many times the slower pristine whole-suite run
 
 
 class SourceIneligible(Gen09Error):
@@ -131,18 +136,22 @@ class _Run:
         self.stats: dict[str, dict[str, int]] = {}
         self.seconds = {"baseline": 0.0, "validation": 0.0, "confirmation": 0.0}
         self.cpu = {"validation": 0.0, "confirmation": 0.0}
+        self.final: dict[str, tuple[str, str]] = {}  # mutant id -> (outcome column, reason)
 
     # -- stages ---------------------------------------------------------------------------
 
     def run(self) -> dict:
         start = time.perf_counter()
+        from gen09_core.mutate.config import source_files
+
         files = self._copy_source()
         env = self._environment()
+        shipped = source_files(self.pristine)  # with what the build generated (a _version.py)
         baseline = self._baseline(env)
         mutants = self._generate(files, baseline)
         verdicts = self._validate(env, baseline, mutants)
         accepted = self._confirm(env, baseline, mutants, verdicts)
-        exported = self._export(files, baseline, mutants, accepted)
+        exported = self._export(shipped, baseline, mutants, accepted)
         return self._summary(baseline, mutants, verdicts, accepted, exported, time.perf_counter() - start)
 
     def _copy_source(self) -> list[str]:
@@ -163,59 +172,95 @@ class _Run:
         return files
 
     def _environment(self):
-        from gen09_core.mutate.profiles import prepare
+        from gen09_core.mutate.environment import prepare
 
-        self.journal.event("environment", "started", self.ctx.profile.name)
+        recipe = self.ctx.recipe
+        self.journal.event("environment", "started", self.ctx.profile.name,
+                           detail={"detected": recipe.summary(), "notes": list(recipe.notes)})
         try:
-            env = prepare(self.ctx.profile, self.work, self.pristine)
+            env = prepare(self.ctx.profile, recipe, self.work, self.pristine)
         except EnvironmentFailure as exc:
             self.journal.event("environment", "failed", self.ctx.profile.name,
                                failure_class="infrastructure", detail={"error": str(exc)})
-            raise
-        self.journal.event("environment", "done", self.ctx.profile.name, detail={"python": env.python})
+            raise EnvironmentFailure(f"{exc} (detected: {recipe.summary()})") from None
+        self.journal.event("environment", "done", self.ctx.profile.name, detail={
+            "python": env.lock.python, "packages": len(env.lock.packages), "project": list(env.lock.project),
+            "pytest_plugins": list(env.lock.plugins), "pythonpath": list(env.test_env.pythonpath),
+            "dropped_addopts": list(recipe.dropped_options)})
+        self.journal.receipt("environment", self.work / "environment.json",
+                             {"lock": env.lock.digest(), "detected": recipe.summary()})
         self._env = env
         return env
 
     def _runner(self, env):
-        from gen09_core.mutate.profiles import run_job
+        from gen09_core.testrun.jobs import run_job
 
-        return functools.partial(run_job, env)
+        return functools.partial(run_job, env.test_env)
 
     def _baseline(self, env):
-        from gen09_core.mutate.validate import Baseline, run_baseline
+        from gen09_core.mutate.validate import load_baseline, run_baseline
 
         path = self.out / "baseline.json"
         if path.exists():
-            data = json.loads(path.read_text(encoding="utf-8"))
-            data["coverage"] = {f: {int(k): v for k, v in lines.items()}
-                                for f, lines in data["coverage"].items()}
-            baseline = Baseline(tuple(data["stable"]), tuple(data["flaky"]), tuple(data["failing"]),
-                                data["coverage"], data["seconds"], tuple(data["runs"]),
-                                {f: list(lines) for f, lines in data.get("import_lines", {}).items()})
+            baseline = load_baseline(path)
             self.journal.event("baseline", "skipped", detail={"reason": "resumed"})
         else:
             self.journal.event("baseline", "started")
             self.scratch.mkdir(parents=True, exist_ok=True)
             baseline, runs = run_baseline(self.ctx.executor, self._runner(env), str(self.pristine),
-                                          str(self.scratch), self.cfg.limits.timeout_sec,
+                                          str(self.scratch), self.cfg.limits.baseline_timeout_sec,
                                           self.cfg.limits.memory_mb)
             bad = [r for r in runs if r.status != "ok"]
-            if bad:
+            if bad and not (bad[0].status == "crash" and not baseline.stable):
                 self.journal.event("baseline", "failed", failure_class="infrastructure",
                                    detail={"runs": [asdict(r) for r in bad]})
                 raise EnvironmentFailure(f"the pristine test suite did not run: {bad[0].status} "
                                          f"{bad[0].detail[-300:]}")
-            record = asdict(baseline)
-            path.write_text(json.dumps(record, sort_keys=True) + "\n", encoding="utf-8")
-            self.journal.receipt("baseline", path, {"revision": self.cfg.source.revision})
+            if baseline.stable:
+                path.write_text(json.dumps(asdict(baseline), sort_keys=True) + "\n", encoding="utf-8")
+                self.journal.receipt("baseline", path, {"revision": self.cfg.source.revision})
         self.seconds["baseline"] = baseline.seconds
         self.journal.event("baseline", "done", detail={
-            "stable": len(baseline.stable), "flaky": list(baseline.flaky), "failing": len(baseline.failing)})
+            "stable": len(baseline.stable), "flaky": list(baseline.flaky), "failing": len(baseline.failing),
+            "collection_errors": list(baseline.problems)})
         if not baseline.stable:
+            message = self._no_stable_tests(baseline)
             self.journal.event("baseline", "failed", failure_class="source_eligibility",
-                               detail={"reason": "no test passes twice on the pristine code"})
-            raise SourceIneligible("the repository has no stable passing tests: nothing can validate a bug")
+                               detail={"reason": message})
+            raise SourceIneligible(message)
+        limits = self.cfg.limits
+        slowest = max(baseline.run_seconds or (baseline.seconds,))
+        if limits.timeout_sec is not None:
+            self.timeout, self.timeout_source = limits.timeout_sec, "limits.timeout_sec"
+        else:
+            self.timeout = round(TIMEOUT_FLOOR + TIMEOUT_FACTOR * slowest, 1)
+            self.timeout_source = (f"derived: {TIMEOUT_FLOOR:g} s + {TIMEOUT_FACTOR:g} x {slowest:.1f} s "
+                                   "(the slower pristine run); set limits.timeout_sec to override")
         return baseline
+
+    def _no_stable_tests(self, baseline) -> str:
+        """One message: what happened, the first error, what was detected, what fixes it."""
+        counts = f"{len(baseline.failing)} failing or skipped, {len(baseline.flaky)} flaky"
+        problem = next(iter(baseline.problems), "")
+        profile = self.ctx.profile.name if self.ctx.profile.name != "python-pytest" else "repo"
+        setup = (f'put profile = "{profile}" and [profiles.{profile}] base = "python-pytest" in a --config '
+                 "file, then")
+        if "No module named" in problem:
+            missing = problem.split("No module named", 1)[1].strip(" '\"").split(".")[0]
+            if (self.pristine / missing).exists() or (self.pristine / "src" / missing).exists():
+                fix = f"{setup} set profiles.{profile}.pythonpath to the folder that holds {missing!r}"
+            else:
+                fix = (f"{setup} install the package that provides {missing!r}: profiles.{profile}.install = "
+                       f"[\"python -m pip install . <package>\"]")
+        elif "fixture" in problem and "not found" in problem:
+            fix = f"{setup} install the pytest plugin that provides it (profiles.{profile}.install)"
+        elif not baseline.stable and not baseline.failing and not baseline.flaky:
+            fix = f"{setup} point profiles.{profile}.test_paths at the tests (no test was collected)"
+        else:
+            fix = f"{setup} adjust profiles.{profile}.install / pythonpath / pytest_args"
+        first = f" First error: {problem}." if problem else ""
+        return (f"the repository has no stable passing tests ({counts}), so nothing can validate a bug."
+                f"{first} Detected: {self.ctx.recipe.summary()}. To fix: {fix}.")
 
     def _eligible_file(self, rel: str, test_files: set) -> bool:
         if not rel.endswith(".py") or rel in test_files:
@@ -295,10 +340,7 @@ class _Run:
         return kept
 
     def _stat(self, modifier: str) -> dict:
-        return self.stats.setdefault(modifier, {
-            "generated": 0, "duplicate": 0, "gated": 0, "uncovered": 0, "no_fail_to_pass": 0,
-            "no_pass_to_pass": 0, "timeout": 0, "crash": 0, "valid": 0, "confirm_rejected": 0,
-            "accepted": 0})
+        return self.stats.setdefault(modifier, {"generated": 0, "duplicate": 0, "gated": 0})
 
     def _record_path(self, mutant: Mutant) -> Path:
         return self.out / "mutants" / f"{mutant.mutant_id}.json"
@@ -317,8 +359,8 @@ class _Run:
         tmp.replace(path)
 
     def _validate(self, env, baseline, mutants) -> dict:
-        from gen09_core.mutate.profiles import TestJob
         from gen09_core.mutate.validate import Verdict, changed_lines, judge, judge_same_run, select_tests
+        from gen09_core.testrun.jobs import TestJob
 
         selection = self.opts.selection
         verdicts: dict[str, Verdict] = {}
@@ -344,7 +386,7 @@ class _Run:
             same_run = selection == "coverage" and self.opts.confirm == "same_run"
             jobs.append(TestJob(mutant.mutant_id, str(self.pristine), str(self.scratch),
                                 {mutant.path: mutant.text}, baseline.stable if same_run else tests, False,
-                                self.cfg.limits.timeout_sec, self.cfg.limits.memory_mb,
+                                self.timeout, self.cfg.limits.memory_mb,
                                 first=tests if same_run else None))
         total = len(jobs)
         self.journal.event("validate", "started", total=total, completed=0,
@@ -371,15 +413,15 @@ class _Run:
             verdict = verdicts[mutant.mutant_id]
             self.seconds["validation"] += verdict.seconds
             self.cpu["validation"] += verdict.cpu_seconds
-            stat = self._stat(mutant.modifier)
-            stat[verdict.status] = stat.get(verdict.status, 0) + 1
+            if verdict.status != "valid":
+                self.final[mutant.mutant_id] = (verdict.status, verdict.detail[:300])
         valid = sum(v.status == "valid" for v in verdicts.values())
         self.journal.event("validate", "done", detail={"valid": valid})
         return verdicts
 
     def _confirm(self, env, baseline, mutants, verdicts) -> dict:
-        from gen09_core.mutate.profiles import TestJob
         from gen09_core.mutate.validate import confirm
+        from gen09_core.testrun.jobs import TestJob
 
         accepted = {}
         valid = [m for m in mutants if verdicts[m.mutant_id].status == "valid"]
@@ -396,7 +438,7 @@ class _Run:
                 continue
             jobs.append(TestJob(f"confirm-{mutant.mutant_id}", str(self.pristine), str(self.scratch),
                                 {mutant.path: mutant.text}, baseline.stable, False,
-                                self.cfg.limits.timeout_sec, self.cfg.limits.memory_mb))
+                                self.timeout, self.cfg.limits.memory_mb))
         self.journal.event("confirm", "started", total=len(jobs), completed=0)
         by_job = {f"confirm-{m.mutant_id}": m for m in valid}
         for done, run in enumerate(self.ctx.executor.run(self._runner(env), jobs), 1):
@@ -416,16 +458,15 @@ class _Run:
             if self.opts.selection == "coverage" and self.opts.confirm == "separate":
                 self.seconds["confirmation"] += verdict.seconds
                 self.cpu["confirmation"] += verdict.cpu_seconds
-            stat = self._stat(mutant.modifier)
             if verdict.status == "valid":
                 accepted[mutant.mutant_id] = verdict
             else:
-                stat["confirm_rejected"] += 1
+                self.final[mutant.mutant_id] = ("confirm_rejected", f"confirmation: {verdict.status}")
         ordered = sorted(accepted)
         if self.cfg.limits.max_tasks:
+            for mid in ordered[self.cfg.limits.max_tasks:]:
+                self.final[mid] = ("over_task_cap", f"limits.max_tasks = {self.cfg.limits.max_tasks}")
             ordered = ordered[: self.cfg.limits.max_tasks]
-        for mid in ordered:
-            self._stat(next(m.modifier for m in valid if m.mutant_id == mid))["accepted"] += 1
         self.journal.event("confirm", "done", detail={"accepted": len(ordered)})
         return {mid: accepted[mid] for mid in ordered}
 
@@ -441,10 +482,9 @@ class _Run:
         settings = BundleSettings(
             org=self.opts.org, recipe=NAME, recipe_version=VERSION, mirrors=MIRRORS,
             upstream_release=self.opts.upstream_release, source_repo=source.repo, source_name=source.name,
-            revision=source.revision, base_image=profile.base_image, image_install=profile.image_install,
-            pythonpath=profile.pythonpath, plugins=profile.plugins,
-            pytest_version=self._env.pytest_version(), memory_mb=self.cfg.limits.memory_mb,
-            verifier_timeout_sec=self.opts.verifier_timeout_sec,
+            revision=source.revision, lock=self._env.lock, test_env=self._env.test_env,
+            base_image=profile.base_image, image_install=profile.image_install,
+            memory_mb=self.cfg.limits.memory_mb, verifier_timeout_sec=self.opts.verifier_timeout_sec,
             agent_timeout_sec=self.opts.agent_timeout_sec,
             adaptations=(
                 "validation runs only the tests covering the mutated lines, then confirms with the full "
@@ -452,6 +492,7 @@ class _Run:
                 "tests whose outcome differs between two pristine runs are excluded as flaky",
                 "F2P test files are removed from the learner snapshot and restored by the verifier",
                 "mutants are gated by gen09 apply + gate (parse, F821) before any test runs",
+                "the image installs exactly the validated environment's lock (environment/gen09.lock)",
             ))
         all_tests = list(baseline.stable + baseline.flaky + baseline.failing)
         by_id = {m.mutant_id: m for m in mutants}
@@ -477,10 +518,12 @@ class _Run:
                     export(spec, settings, self.pristine, files, tasks_dir,
                            entity_block(pristine_text, mutant.span))
                 except ValueError as exc:
+                    self.final[mid] = ("export_failed", f"leak scan: {exc}"[:300])
                     self.journal.event("export", "failed", task_id, failure_class="verifier",
                                        detail={"leaks": str(exc)})
                     continue
                 self.journal.receipt("export", final, {"mutant": mid})
+            self.final[mid] = ("exported", task_id)
             instances.append(instance_record(spec, settings, f"gen09/{_slug(source.name)}:{rev}"))
             exported.append({"task": task_id, "mutant": mid, "modifier": mutant.modifier})
             self.journal.event("export", "progress", task_id, total=len(accepted), completed=number)
@@ -494,15 +537,36 @@ class _Run:
         runner = sum(self.seconds.values())
         mutant_seconds = self.seconds["validation"] + self.seconds["confirmation"]
         per_task = mutant_seconds / len(accepted) if accepted else None
+        per_modifier = {}
+        for name in sorted(self.stats):
+            row = dict(self.stats[name])
+            row.update(dict.fromkeys(OUTCOME_COLUMNS, 0))
+            per_modifier[name] = row
+        reasons: dict = {}
+        for mutant in mutants:
+            status, why = self.final[mutant.mutant_id]
+            per_modifier[mutant.modifier][status] += 1
+            if status in ("timeout", "crash", "export_failed", "confirm_rejected", "over_task_cap"):
+                reasons.setdefault(status, []).append({"mutant": mutant.mutant_id, "reason": why})
+        totals = {key: sum(row.get(key, 0) for row in per_modifier.values())
+                  for key in ("generated", "duplicate", "gated", *OUTCOME_COLUMNS)}
+        totals["gate_dropped"] = sum(v for row in per_modifier.values() for k, v in row.items()
+                                     if k.startswith("gate_"))
         return {
             "recipe": NAME, "recipe_version": VERSION,
             "source": {"repo": self.cfg.source.name, "revision": self.cfg.source.revision},
             "seed": self.cfg.seeds.mutate, "selection": self.opts.selection,
+            "environment": {"detected": self.ctx.recipe.summary(), "python": self._env.lock.python,
+                            "packages": len(self._env.lock.packages),
+                            "pytest_plugins": list(self._env.lock.plugins)},
             "baseline": {"stable": len(baseline.stable), "flaky": list(baseline.flaky),
-                         "failing": len(baseline.failing)},
+                         "failing": len(baseline.failing), "collection_errors": list(baseline.problems)},
+            "timeout_sec": self.timeout, "timeout_source": self.timeout_source,
             "mutants": len(mutants), "valid": sum(v.status == "valid" for v in verdicts.values()),
             "accepted": len(accepted), "exported": len(exported),
-            "per_modifier": {k: self.stats[k] for k in sorted(self.stats)},
+            "outcomes": {key: totals[key] for key in OUTCOME_COLUMNS}, "totals": totals,
+            "failures": reasons,
+            "per_modifier": per_modifier,
             "runner_seconds": {k: round(v, 3) for k, v in self.seconds.items()},
             "runner_cpu_seconds": {k: round(v, 3) for k, v in self.cpu.items()},
             "runner_seconds_per_accepted_task": round(per_task, 3) if per_task is not None else None,

@@ -1,0 +1,57 @@
+"""The environment stage of ``repo_mutate``: detect the repository's recipe, build its
+isolated venv in the work copy, record the lock, and describe how its tests run.
+
+The recipe is detected from the *source* repository when the configuration is resolved
+(so ``config.json`` records it with provenance before any work starts); the venv is
+built in the pristine work copy, so a build step that generates files (a
+``_version.py``) leaves them where the tests and the bundles see them. Re-running into the
+same run folder reuses a finished venv.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from attrs import frozen
+
+from gen09_core.mutate.profiles import Profile
+from gen09_core.testrun.detect import PythonRecipe
+from gen09_core.testrun.jobs import TestEnv, install_plugin
+from gen09_core.testrun.venv import READY, Lock, build_from_recipe, capture
+
+RECORD = "environment.json"
+
+
+@frozen
+class Environment:
+    """A prepared environment: how tests run (``test_env``), what it holds (``lock``) and
+    what was detected (``recipe``)."""
+
+    test_env: TestEnv
+    lock: Lock
+    recipe: PythonRecipe
+
+
+def prepare(profile: Profile, recipe: PythonRecipe, work: Path, pristine: Path) -> Environment:
+    """Build (or reuse) the environment under ``work`` for the work copy ``pristine``."""
+    work = Path(work).resolve()
+    plugin_dir = install_plugin(work / "plugins")
+    record = work / RECORD
+    venv = work / "venv"
+    if not profile.venv:
+        python, venv_dir = sys.executable, None
+        lock = capture(python, recipe, profile.plugins)
+    else:
+        python, venv_dir = str(venv / "bin" / "python"), str(venv)
+        if (venv / READY).exists() and record.exists():
+            lock = Lock.parse(json.loads(record.read_text(encoding="utf-8"))["lock"])
+        else:
+            lock = build_from_recipe(recipe, venv, Path(pristine), profile.install, profile.plugins)
+            record.write_text(json.dumps({"lock": lock.render()}, indent=1) + "\n", encoding="utf-8")
+            (venv / READY).write_text("ok\n")
+    test_env = TestEnv(python, str(plugin_dir), venv_dir, profile.pythonpath or recipe.pythonpath,
+                       lock.plugins, profile.pytest_args, recipe.addopts, profile.test_paths,
+                       dict(profile.env))
+    return Environment(test_env, lock, recipe)

@@ -1,0 +1,507 @@
+"""How a Python repository installs and tests, detected from its own files: the recipe.
+
+Every fact carries its provenance (file and key) so ``config.json``, the receipts and the
+error messages can say where it came from. Detected, in this order:
+
+- the project itself (``pyproject.toml`` ``[project]``/``[build-system]``, ``setup.cfg``,
+  ``setup.py``): installed into the test venv, so ``src/`` layouts, entry points, package
+  metadata and generated version files work; an SCM-versioned build (setuptools-scm,
+  hatch-vcs, ...) gets ``SETUPTOOLS_SCM_PRETEND_VERSION`` since the work copy has no ``.git``;
+- test dependencies: extras and PEP 735 dependency groups named ``test``/``tests``/
+  ``testing``, ``tests_require``-style requirement files, ``tox.ini`` ``[testenv]``
+  ``deps``/``extras``; only when none of these exists, the ``dev`` ones;
+- where the package is imported from (``src`` or the repository root);
+- pytest's ``addopts``: options of plugins that would change how gen09 measures
+  (coverage, xdist, reruns, random order, lint-as-test plugins) are dropped, those of
+  plugins the tests may need (benchmark, timeout, asyncio, ...) get the plugin installed.
+
+An unreadable ``pyproject.toml``, ``setup.cfg`` or requirements file is ``BadInput``
+naming the file and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import glob
+import re
+import shlex
+import subprocess
+import tomllib
+from pathlib import Path
+
+from attrs import field, frozen
+
+from gen09_core.errors import BadInput
+
+TEST_NAMES = ("test", "tests", "testing")
+DEV_NAMES = ("dev",)
+TEST_REQUIREMENTS = ("requirements-test*.txt", "requirements_test*.txt", "test-requirements*.txt",
+                     "test_requirements*.txt", "requirements-tests*.txt", "requirements/test*.txt",
+                     "requirements/tests*.txt", "requirements/testing*.txt")
+DEV_REQUIREMENTS = ("requirements-dev*.txt", "requirements_dev*.txt", "dev-requirements*.txt",
+                    "requirements/dev*.txt")
+SCM_BACKENDS = ("setuptools_scm", "setuptools-scm", "hatch-vcs", "hatch_vcs", "versioningit",
+                "setuptools-git-versioning", "flit_scm", "flit-scm", "pdm-backend")
+RUNNER_PACKAGES = ("pytest", "coverage")  # what gen09's own plugin needs in every test venv
+
+# addopts options: (option, its plugin's distribution, "drop" | "install", takes a value)
+OPTION_PLUGINS = (
+    ("--cov", "pytest-cov", "drop", "optional"), ("--cov-report", "pytest-cov", "drop", True),
+    ("--cov-config", "pytest-cov", "drop", True), ("--cov-fail-under", "pytest-cov", "drop", True),
+    ("--cov-append", "pytest-cov", "drop", False), ("--cov-branch", "pytest-cov", "drop", False),
+    ("--no-cov", "pytest-cov", "drop", False), ("--no-cov-on-fail", "pytest-cov", "drop", False),
+    ("-n", "pytest-xdist", "drop", True), ("--numprocesses", "pytest-xdist", "drop", True),
+    ("--dist", "pytest-xdist", "drop", True), ("--maxprocesses", "pytest-xdist", "drop", True),
+    ("--reruns", "pytest-rerunfailures", "drop", True),
+    ("--reruns-delay", "pytest-rerunfailures", "drop", True),
+    ("--only-rerun", "pytest-rerunfailures", "drop", True),
+    ("--randomly-seed", "pytest-randomly", "drop", True), ("--randomly-dont-reorganize", "pytest-randomly",
+                                                           "drop", False),
+    ("--mypy", "pytest-mypy", "drop", False), ("--flake8", "pytest-flake8", "drop", False),
+    ("--black", "pytest-black", "drop", False), ("--isort", "pytest-isort", "drop", False),
+    ("--pylint", "pytest-pylint", "drop", False), ("--ruff", "pytest-ruff", "drop", False),
+    ("--ruff-format", "pytest-ruff", "drop", False), ("--pycodestyle", "pytest-pycodestyle", "drop", False),
+    ("--benchmark-", "pytest-benchmark", "install", None), ("--timeout", "pytest-timeout", "install", None),
+    ("--asyncio-mode", "pytest-asyncio", "install", None), ("--mpl", "pytest-mpl", "install", None),
+    ("--hypothesis-", "hypothesis", "install", None),
+    ("--doctest-plus", "pytest-doctestplus", "install", None),
+    ("--remote-data", "pytest-remotedata", "install", None),
+)
+# pytest11 entry points never loaded: they change what or how gen09 measures
+DENIED_PLUGINS = {"pytest_cov": "pytest-cov", "xdist": "pytest-xdist", "xdist.looponfail": "pytest-xdist",
+                  "rerunfailures": "pytest-rerunfailures", "randomly": "pytest-randomly",
+                  "mypy": "pytest-mypy", "flake8": "pytest-flake8", "black": "pytest-black",
+                  "isort": "pytest-isort", "pylint": "pytest-pylint", "ruff": "pytest-ruff",
+                  "pycodestyle": "pytest-pycodestyle", "sugar": "pytest-sugar",
+                  "enabler": "pytest-enabler", "checkdocs": "pytest-checkdocs"}
+
+
+@frozen
+class PythonRecipe:
+    """How the repository installs and tests (see the module docstring). ``requirements``
+    are pip requirement lines; ``addopts`` is the repository's addopts with the dropped
+    options removed (None when nothing was dropped); ``provenance`` pairs each fact with
+    the file and key it came from; ``notes`` says what was ignored and why."""
+
+    project: str | None = None
+    installable: bool = False
+    extras: tuple[str, ...] = ()
+    requirements: tuple[str, ...] = ()
+    pythonpath: tuple[str, ...] = (".",)
+    addopts: str | None = None
+    dropped_options: tuple[str, ...] = ()
+    plugin_packages: tuple[str, ...] = ()
+    required_plugins: tuple[str, ...] = ()
+    env: dict = field(factory=dict)
+    provenance: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        """One line saying what was detected and from where."""
+        return "; ".join(f"{what} ({where})" for what, where in self.provenance) or "nothing detected"
+
+
+class _Found:
+    def __init__(self):
+        self.extras: list[str] = []
+        self.requirements: list[str] = []
+        self.provenance: list[tuple[str, str]] = []
+        self.notes: list[str] = []
+
+    def add(self, what: str, where: str) -> None:
+        self.provenance.append((what, where))
+
+
+def detect(repo: Path) -> PythonRecipe:
+    """The recipe of the Python repository at ``repo`` (only read)."""
+    repo = Path(repo)
+    pyproject = _toml(repo / "pyproject.toml")
+    setup_cfg = _ini(repo / "setup.cfg", "setup.cfg")
+    setup_py = _setup_py(repo / "setup.py")
+    found = _Found()
+    name = _project_name(pyproject, setup_cfg, setup_py)
+    installable = bool(pyproject.get("project") or pyproject.get("build-system") or setup_cfg.has_section(
+        "metadata") or (repo / "setup.py").is_file())
+    if installable:
+        found.add(f"install the project{f' {name}' if name else ''}",
+                  "pyproject.toml" if (repo / "pyproject.toml").is_file() else "setup.py/setup.cfg")
+    extras = _extras(pyproject, setup_cfg, setup_py)
+    groups = pyproject.get("dependency-groups") or {}
+    pdm = ((pyproject.get("tool") or {}).get("pdm") or {}).get("dev-dependencies") or {}
+    for names, files in ((TEST_NAMES, TEST_REQUIREMENTS), (DEV_NAMES, DEV_REQUIREMENTS)):
+        _collect(repo, names, files, extras, groups, pdm, found, installable)
+        if found.extras or found.requirements:
+            break
+    tox_extras = _tox(repo, found, installable)
+    pythonpath, where = _pythonpath(repo, pyproject, setup_cfg, setup_py, name)
+    found.add(f"import from {', '.join(pythonpath)}", where)
+    addopts, dropped, packages, required, ini = _pytest_options(repo, pyproject, setup_cfg)
+    if dropped:
+        found.add(f"drop addopts {' '.join(dropped)}", ini)
+    if packages:
+        found.add(f"install {', '.join(packages)} for addopts", ini)
+    env = _scm_env(repo, pyproject)
+    if env:
+        found.add(f"SETUPTOOLS_SCM_PRETEND_VERSION={env['SETUPTOOLS_SCM_PRETEND_VERSION']}",
+                  "[build-system] requires an SCM version plugin and the work copy has no .git")
+    return PythonRecipe(name, installable, tuple(dict.fromkeys(found.extras + tox_extras)),
+                        tuple(dict.fromkeys(found.requirements)), pythonpath, addopts, tuple(dropped),
+                        tuple(packages), tuple(required), env, tuple(found.provenance), tuple(found.notes))
+
+
+# -- reading files ----------------------------------------------------------------------
+
+
+def _toml(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path.name}: not valid TOML: {exc}") from None
+
+
+def _ini(path: Path, label: str) -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    if path.is_file():
+        try:
+            parser.read_string(path.read_text(encoding="utf-8"), source=label)
+        except (configparser.Error, UnicodeDecodeError) as exc:
+            raise BadInput(f"{label}: not a valid INI file: {exc}".replace("\n", " ")) from None
+    return parser
+
+
+def _setup_py(path: Path) -> dict:
+    """Literal keyword arguments of the ``setup(...)`` call (nothing is executed)."""
+    if not path.is_file():
+        return {}
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, ValueError, UnicodeDecodeError):
+        return {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup":
+            out = {}
+            for kw in node.keywords:
+                try:
+                    out[kw.arg] = ast.literal_eval(kw.value)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    continue
+            return out
+    return {}
+
+
+def _lines(text: str) -> list[str]:
+    return [ln.strip() for ln in str(text).splitlines() if ln.strip() and not ln.strip().startswith("#")]
+
+
+# -- the project, its extras and groups -------------------------------------------------
+
+
+def _project_name(pyproject, setup_cfg, setup_py) -> str | None:
+    name = (pyproject.get("project") or {}).get("name") or setup_cfg.get("metadata", "name", fallback=None) \
+        or setup_py.get("name") or ((pyproject.get("tool") or {}).get("poetry") or {}).get("name")
+    return str(name) if isinstance(name, str) and name.strip() else None
+
+
+def _extras(pyproject, setup_cfg, setup_py) -> dict:
+    extras = {}
+    for key, value in ((pyproject.get("project") or {}).get("optional-dependencies") or {}).items():
+        extras[key] = ("pyproject.toml [project.optional-dependencies]", value)
+    if setup_cfg.has_section("options.extras_require"):
+        for key, value in setup_cfg.items("options.extras_require"):
+            extras.setdefault(key, ("setup.cfg [options.extras_require]", _lines(value)))
+    for key, value in (setup_py.get("extras_require") or {}).items():
+        extras.setdefault(key, ("setup.py extras_require", value))
+    return extras
+
+
+def _group(groups: dict, name: str, seen=()) -> list[str]:
+    out = []
+    for item in groups.get(name) or []:
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict) and item.get("include-group") and item["include-group"] not in seen:
+            out += _group(groups, item["include-group"], (*seen, name))
+    return out
+
+
+def _collect(repo, names, files, extras, groups, pdm, found, installable) -> None:
+    for name in names:
+        if name in extras and installable:
+            found.extras.append(name)
+            found.add(f"extra [{name}]", f"{extras[name][0]} {name}")
+        if name in groups:
+            reqs = _group(groups, name)
+            found.requirements += _checked(reqs, f"pyproject.toml [dependency-groups] {name}")
+            found.add(f"dependency group {name}", f"pyproject.toml [dependency-groups] {name}")
+        if name in pdm:
+            found.requirements += _checked(pdm[name], f"pyproject.toml [tool.pdm.dev-dependencies] {name}")
+            found.add(f"pdm dev-dependencies {name}", f"pyproject.toml [tool.pdm.dev-dependencies] {name}")
+    for pattern in files:
+        for path in sorted(glob.glob(str(repo / pattern))):
+            rel = Path(path).relative_to(repo).as_posix()
+            extras_here, reqs = requirement_file(repo, Path(path))
+            found.requirements += reqs
+            if installable:
+                found.extras += extras_here
+            found.add("requirements", rel)
+
+
+def _checked(items, where: str) -> list[str]:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    out = []
+    for item in items:
+        try:
+            Requirement(str(item))
+        except InvalidRequirement as exc:
+            raise BadInput(f"{where}: not a valid requirement {item!r}: {exc}") from None
+        out.append(str(item))
+    return out
+
+
+_SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?\.(?:/)?(?:\[([^\]]*)\])?$")
+
+
+def requirement_file(repo: Path, path: Path, seen=()) -> tuple[list[str], list[str]]:
+    """``(extras of the project itself, requirement lines)`` of a pip requirements file,
+    following ``-r``; ``-c`` paths become absolute; a line naming the project itself
+    (``-e .[test]``, ``.``) contributes its extras. An invalid line is ``BadInput``."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    rel = path.relative_to(repo).as_posix() if path.is_relative_to(repo) else str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{rel}: cannot read the requirements file: {exc}") from None
+    extras, reqs = [], []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        self_ref = _SELF.match(line)
+        if self_ref:
+            extras += [e.strip() for e in (self_ref.group(1) or "").split(",") if e.strip()]
+            continue
+        if line.startswith(("-r", "--requirement")):
+            target = (path.parent / line.split(None, 1)[-1].removeprefix("-r").strip()).resolve()
+            if target not in seen and target.is_file():
+                more_extras, more = requirement_file(repo, target, (*seen, path.resolve()))
+                extras, reqs = extras + more_extras, reqs + more
+            continue
+        if line.startswith(("-c", "--constraint")):
+            target = (path.parent / line.split(None, 1)[-1].removeprefix("-c").strip()).resolve()
+            reqs.append(f"-c {target}")
+            continue
+        if line.startswith("-"):
+            reqs.append(line)  # pip options (index URLs, hashes) pass through
+            continue
+        try:
+            Requirement(line)
+        except InvalidRequirement as exc:
+            if "://" in line or line.startswith((".", "/")):
+                reqs.append(line)  # a URL or a path: pip's business
+                continue
+            raise BadInput(f"{rel}:{number}: not a valid requirement {line!r}: {exc}") from None
+        reqs.append(line)
+    return extras, reqs
+
+
+def _tox(repo: Path, found: _Found, installable: bool) -> list[str]:
+    path = repo / "tox.ini"
+    if not path.is_file():
+        return []
+    tox = _ini(path, "tox.ini")
+    if not tox.has_section("testenv"):
+        return []
+    extras = []
+    for extra in re.split(r"[\s,]+", tox.get("testenv", "extras", fallback="")):
+        if extra and not re.match(r"^[\w!,.-]+:", extra) and installable and not found.extras:
+            extras.append(extra)  # only when the project names no test extra of its own
+            found.add(f"extra [{extra}]", "tox.ini [testenv] extras")
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    used = False
+    for line in _lines(tox.get("testenv", "deps", fallback="")):
+        if re.match(r"^[\w!,.{}-]+:\s", line):
+            found.notes.append(f"tox.ini [testenv] deps: conditional line ignored: {line}")
+            continue
+        line = line.replace("{toxinidir}", str(repo)).replace("{tox_root}", str(repo))
+        if "{" in line:
+            found.notes.append(f"tox.ini [testenv] deps: substitution not expanded, line ignored: {line}")
+            continue
+        if line.startswith("-r"):
+            target = Path(line[2:].strip())
+            target = target if target.is_absolute() else repo / target
+            if target.is_file():
+                more_extras, more = requirement_file(repo, target)
+                found.requirements += more
+                extras += more_extras if installable else []
+                used = True
+            continue
+        self_ref = _SELF.match(line)
+        if self_ref:
+            if installable:
+                extras += [e.strip() for e in (self_ref.group(1) or "").split(",") if e.strip()]
+            continue
+        try:
+            Requirement(line)
+        except InvalidRequirement:
+            found.notes.append(f"tox.ini [testenv] deps: not a requirement, ignored: {line}")
+            continue
+        found.requirements.append(line)
+        used = True
+    if used:
+        found.add("tox deps", "tox.ini [testenv] deps")
+    return extras
+
+
+# -- import roots ------------------------------------------------------------------------
+
+
+def _pythonpath(repo, pyproject, setup_cfg, setup_py, name) -> tuple[tuple[str, ...], str]:
+    tool = pyproject.get("tool") or {}
+    setuptools = tool.get("setuptools") or {}
+    candidates = []
+    where = ((setuptools.get("packages") or {}) if isinstance(setuptools.get("packages"), dict) else {}) \
+        .get("find", {}).get("where")
+    if where:
+        candidates.append((where[0] if isinstance(where, list) else where,
+                           "pyproject.toml [tool.setuptools.packages.find] where"))
+    package_dir = setuptools.get("package-dir") or {}
+    if isinstance(package_dir, dict) and package_dir.get(""):
+        candidates.append((package_dir[""], "pyproject.toml [tool.setuptools] package-dir"))
+    wheel = ((tool.get("hatch") or {}).get("build") or {}).get("targets", {}).get("wheel", {})
+    for package in wheel.get("packages") or []:
+        parent = Path(package).parent.as_posix()
+        candidates.append((parent, "pyproject.toml [tool.hatch.build.targets.wheel] packages"))
+    for entry in (tool.get("poetry") or {}).get("packages") or []:
+        if isinstance(entry, dict) and entry.get("from"):
+            candidates.append((entry["from"], "pyproject.toml [tool.poetry] packages"))
+    pdm_dir = ((tool.get("pdm") or {}).get("build") or {}).get("package-dir")
+    if pdm_dir:
+        candidates.append((pdm_dir, "pyproject.toml [tool.pdm.build] package-dir"))
+    cfg_dir = setup_cfg.get("options", "package_dir", fallback="")
+    match = re.search(r"^\s*=\s*(\S+)", cfg_dir, re.M)
+    if match:
+        candidates.append((match.group(1), "setup.cfg [options] package_dir"))
+    py_dir = setup_py.get("package_dir") or {}
+    if isinstance(py_dir, dict) and py_dir.get(""):
+        candidates.append((py_dir[""], "setup.py package_dir"))
+    for folder, source in candidates:
+        folder = str(folder).strip("/") or "."
+        if folder != "." and (repo / folder).is_dir():
+            return (folder, "."), source
+    inside_src = _packages(repo / "src") if (repo / "src").is_dir() else set()
+    if inside_src and not inside_src & _packages(repo):
+        return ("src", "."), "a src/ folder holds the package"
+    return (".",), "the repository root holds the package"
+
+
+def _packages(folder: Path) -> set[str]:
+    """Importable names directly in ``folder``: package folders and modules."""
+    skip = {"setup", "conftest", "noxfile", "__pycache__"}
+    names = {e.name for e in folder.iterdir() if e.is_dir() and not e.name.endswith(".egg-info")
+             and (any(e.glob("*.py")) or any(e.glob("*/*.py")))}
+    names |= {e.stem for e in folder.glob("*.py")}
+    return names - skip
+
+
+# -- pytest options and SCM versions -----------------------------------------------------
+
+
+def pytest_ini(repo: Path, pyproject: dict, setup_cfg) -> tuple[dict, str]:
+    """The ini values pytest itself would use (its own precedence), and the file."""
+    for name in ("pytest.ini", ".pytest.ini"):
+        ini = _ini(repo / name, name)
+        if ini.has_section("pytest"):
+            return dict(ini.items("pytest")), name
+        if (repo / name).is_file():
+            return {}, name
+    tool = pyproject.get("tool") or {}
+    table = (tool.get("pytest") or {}).get("ini_options") if isinstance(tool.get("pytest"), dict) else None
+    if table is not None:
+        return dict(table), "pyproject.toml [tool.pytest.ini_options]"
+    tox = _ini(repo / "tox.ini", "tox.ini")
+    if tox.has_section("pytest"):
+        return dict(tox.items("pytest")), "tox.ini [pytest]"
+    if setup_cfg.has_section("tool:pytest"):
+        return dict(setup_cfg.items("tool:pytest")), "setup.cfg [tool:pytest]"
+    return {}, ""
+
+
+def _pytest_options(repo, pyproject, setup_cfg):
+    ini, where = pytest_ini(repo, pyproject, setup_cfg)
+    raw = ini.get("addopts", "")
+    try:
+        args = list(raw) if isinstance(raw, list) else shlex.split(str(raw))
+    except ValueError as exc:
+        raise BadInput(f"{where}: addopts cannot be parsed: {exc}") from None
+    kept, dropped, packages = [], [], []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        rule = _option_rule(arg, args[index + 1] if index + 1 < len(args) else None)
+        index += 1
+        if rule is None:
+            kept.append(arg)
+            continue
+        option, package, action, takes = rule
+        if action == "install":
+            kept.append(arg)
+            packages.append(package)
+            continue
+        dropped.append(arg)
+        value_attached = "=" in arg or (option == "-n" and arg != "-n")
+        if not value_attached and index < len(args) and (
+                takes is True or (takes == "optional" and not args[index].startswith("-"))):
+            dropped.append(args[index])
+            index += 1
+    required = ini.get("required_plugins", "")
+    required = required if isinstance(required, list) else str(required).split()
+    addopts = " ".join(shlex.quote(a) for a in kept) if dropped else None
+    return addopts, dropped, sorted(set(packages)), tuple(required), where
+
+
+def _option_rule(arg: str, following: str | None):
+    if arg in ("-p",) and following:
+        return None
+    for option, package, action, takes in OPTION_PLUGINS:
+        if option.endswith("-") and arg.startswith(option):
+            return option, package, action, takes
+        glued = option == "-n" and re.fullmatch(r"-n\d+|-nauto", arg)
+        if arg == option or arg.startswith(option + "=") or glued:
+            return option, package, action, takes
+    return None
+
+
+def _scm_env(repo: Path, pyproject: dict) -> dict:
+    requires = " ".join((pyproject.get("build-system") or {}).get("requires") or []).lower()
+    tool = pyproject.get("tool") or {}
+    uses_scm = any(b in requires for b in SCM_BACKENDS if b != "pdm-backend") or "setuptools_scm" in tool \
+        or ((tool.get("hatch") or {}).get("version") or {}).get("source") == "vcs" \
+        or ((tool.get("pdm") or {}).get("version") or {}).get("source") == "scm"
+    if not uses_scm:
+        return {}
+    return {"SETUPTOOLS_SCM_PRETEND_VERSION": _version_of(repo)}
+
+
+def _version_of(repo: Path) -> str:
+    from packaging.version import InvalidVersion, Version
+
+    pkg_info = repo / "PKG-INFO"
+    if pkg_info.is_file():
+        match = re.search(r"^Version:\s*(\S+)", pkg_info.read_text(encoding="utf-8", errors="replace"), re.M)
+        if match:
+            return match.group(1)
+    if (repo / ".git").exists():
+        try:
+            tag = subprocess.run(["git", "-C", str(repo), "describe", "--tags", "--abbrev=0"],
+                                 capture_output=True, text=True, timeout=30).stdout.strip()
+            Version(tag.lstrip("v"))
+            return tag.lstrip("v")
+        except (OSError, subprocess.SubprocessError, InvalidVersion):
+            pass
+    return "0.0.0"

@@ -1,0 +1,186 @@
+"""gen09's pytest plugin (loaded with ``-p gen09_pytest``): records every test phase,
+keyed by the node id exactly as pytest reports it, for ``gen09_outcomes`` to decide.
+
+Environment variables (each optional):
+
+- ``GEN09_OUTCOMES``: the JSON-lines record to write (one line per phase, flushed as it
+  happens, so a killed run keeps what it did);
+- ``GEN09_SELECT``: a file of node ids, one per line: exactly these tests run (compared
+  as strings with the collected ids, never parsed);
+- ``GEN09_FIRST``: a file of node ids to run first; when all of them pass, the session
+  stops there (the rest is only needed when one of them fails);
+- ``GEN09_COV_FILE``: per-test line coverage written there as JSON
+  ``{file: {line: [node ids]}}``; lines run outside any test get the context ``""``.
+  The repository's own coverage configuration is ignored, and coverage's warnings can
+  never be turned into errors by the repository's ``filterwarnings``.
+
+Only the standard library, pytest and (for coverage) coverage.py are imported: this file
+is copied verbatim into every bundle.
+"""
+
+import json
+import os
+import warnings
+
+import pytest
+
+_state = {"out": None, "first": set(), "left": 0, "dirty": False}
+_cov = None
+
+
+def _quiet(call, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return call(*args, **kwargs)
+
+
+def _start_coverage():
+    global _cov
+    import coverage
+
+    _cov = _quiet(coverage.Coverage, data_file=None, config_file=False, source=[os.getcwd()])
+    _quiet(_cov.start)
+
+
+if os.environ.get("GEN09_COV_FILE"):
+    _start_coverage()  # at import: conftest files and the package import are measured too
+
+
+def _ids(variable):
+    path = os.environ.get(variable)
+    if not path:
+        return None
+    with open(path, encoding="utf-8") as handle:
+        return [line.rstrip("\n") for line in handle if line.strip()]
+
+
+def _write(record):
+    out = _state["out"]
+    if out is not None:
+        out.write(json.dumps(record) + "\n")
+        out.flush()
+
+
+def pytest_configure(config):
+    """Open the record."""
+    path = os.environ.get("GEN09_OUTCOMES")
+    if path and _state["out"] is None:
+        _state["out"] = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed at unconfigure
+        _write({"kind": "start", "pytest": pytest.__version__})
+
+
+def pytest_collectreport(report):
+    """Record a collection error with its message."""
+    if report.failed:
+        _write({"kind": "collect_error", "id": report.nodeid, "message": str(report.longrepr)[-4000:]})
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Keep exactly the selected ids; put the ones to run first at the front."""
+    selected = _ids("GEN09_SELECT")
+    if selected is not None:
+        wanted = set(selected)
+        keep = [item for item in items if item.nodeid in wanted]
+        dropped = [item for item in items if item.nodeid not in wanted]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+    first = _ids("GEN09_FIRST")
+    if first is not None:
+        _state["first"] = set(first)
+        head = [item for item in items if item.nodeid in _state["first"]]
+        items[:] = head + [item for item in items if item.nodeid not in _state["first"]]
+        _state["left"] = len(head)
+
+
+def _trace(longrepr):
+    tb = getattr(longrepr, "reprtraceback", None)
+    if tb is None and getattr(longrepr, "chain", None):
+        tb = longrepr.chain[-1][0]
+    here = os.getcwd() + os.sep
+    out = []
+    for entry in getattr(tb, "reprentries", None) or []:
+        loc = getattr(entry, "reprfileloc", None)
+        if loc is not None:
+            path = str(loc.path)
+            out.append([path[len(here):] if path.startswith(here) else path, loc.lineno])
+    return out[:30]
+
+
+def _message(longrepr):
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None:
+        return str(crash.message)
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2])
+    return str(longrepr)
+
+
+def pytest_runtest_logreport(report):
+    """Record one phase (setup, call, teardown, or a subtest's call)."""
+    record = {"kind": "phase", "id": report.nodeid, "when": report.when, "outcome": report.outcome,
+              "duration": round(getattr(report, "duration", 0.0) or 0.0, 6)}
+    if hasattr(report, "wasxfail"):
+        record["xfail"] = True
+    if hasattr(report, "context"):
+        record["subtest"] = str(getattr(report.context, "kwargs", "") or getattr(report.context, "msg", ""))
+    if report.outcome != "passed" or "xfail" in record:
+        if report.failed:
+            record["message"] = _message(report.longrepr)[:4000]
+            record["trace"] = _trace(report.longrepr)
+        if report.nodeid in _state["first"]:
+            _state["dirty"] = True
+    _write(record)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Switch the coverage context to the test; stop early after the first tests when
+    none of them failed."""
+    if _cov is not None:
+        _quiet(_cov.switch_context, item.nodeid)
+    yield
+    if _cov is not None:
+        _quiet(_cov.switch_context, "")
+    if item.nodeid in _state["first"]:
+        _state["left"] -= 1
+        if _state["left"] == 0 and not _state["dirty"] and nextitem is not None:
+            item.session.shouldstop = "gen09: every test run first passed"
+            _write({"kind": "stopped_early"})
+
+
+def pytest_internalerror(excrepr, excinfo):
+    """Record pytest's own crash."""
+    _write({"kind": "internal_error", "message": str(excrepr)[-4000:]})
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Mark the record complete."""
+    _write({"kind": "finish", "exitstatus": int(exitstatus)})
+
+
+def pytest_unconfigure(config):
+    """Save per-test coverage and close the record."""
+    if _cov is not None:
+        _quiet(_cov.stop)
+        _save_coverage(os.environ["GEN09_COV_FILE"])
+    if _state["out"] is not None:
+        _state["out"].close()
+        _state["out"] = None
+
+
+def _save_coverage(path):
+    data = _quiet(_cov.get_data)
+    root = os.path.realpath(os.getcwd()) + os.sep
+    out = {}
+    for measured in data.measured_files():
+        real = os.path.realpath(measured)
+        if not real.startswith(root):
+            continue
+        lines = {}
+        for line, contexts in (_quiet(data.contexts_by_lineno, measured) or {}).items():
+            lines[str(line)] = sorted(contexts)
+        if lines:
+            out[real[len(root):].replace(os.sep, "/")] = lines
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(out, handle)

@@ -1,0 +1,167 @@
+"""Test jobs: one pytest process over a fresh copy of a folder, with gen09's plugin
+recording outcomes (read back through :mod:`gen09_core.testrun.outcomes`) and, when asked,
+per-test coverage."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from attrs import field, frozen
+
+from gen09_core.testrun import outcomes
+from gen09_core.testrun.process import clean_env, run_limited
+
+IMPORT_CONTEXT = "<import>"  # coverage context of lines run outside any test
+PLUGIN = "gen09_pytest"
+
+
+@frozen
+class TestEnv:
+    """How to run one repository's tests: the interpreter (and its venv), the folder
+    holding gen09's plugin, the folders of the work copy put on ``PYTHONPATH``, the pytest
+    plugins loaded by name (autoload is off), extra pytest arguments, the ``addopts``
+    that replaces the repository's own (None: keep it), whole-suite paths and extra
+    environment variables."""
+
+    __test__ = False  # a data class, not a pytest test class
+
+    python: str
+    plugin_dir: str
+    venv: str | None = None
+    pythonpath: tuple[str, ...] = (".",)
+    plugins: tuple[str, ...] = ()
+    pytest_args: tuple[str, ...] = ()
+    addopts: str | None = None
+    test_paths: tuple[str, ...] = ()
+    env: dict = field(factory=dict)
+
+    def pytest_options(self) -> list[str]:
+        """The pytest options every run of this environment gets (after ``-m pytest``)."""
+        opts = ["-p", "no:cacheprovider", "-p", PLUGIN, "--continue-on-collection-errors", "-q"]
+        for plugin in self.plugins:
+            opts += ["-p", plugin]
+        if self.addopts is not None:
+            opts += ["-o", f"addopts={self.addopts}"]
+        return opts + list(self.pytest_args)
+
+    def process_env(self, folder: Path, **extra: str) -> dict:
+        """The environment of a pytest process running in ``folder``."""
+        paths = [str(Path(folder) / p) for p in self.pythonpath] + [self.plugin_dir]
+        return clean_env(self.venv, PYTHONPATH=":".join(paths), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+                         **{str(k): str(v) for k, v in self.env.items()}, **extra)
+
+
+@frozen
+class TestJob:
+    """One test-runner process: copy ``source_dir``, overlay ``files``, run ``tests``
+    (None: the whole suite), optionally with per-test coverage."""
+
+    __test__ = False  # a data class, not a pytest test class
+
+    job_id: str
+    source_dir: str
+    scratch: str
+    files: dict = field(factory=dict)
+    tests: tuple[str, ...] | None = None
+    coverage: bool = False
+    timeout_sec: float = 300.0
+    memory_mb: int = 4096
+    first: tuple[str, ...] | None = None  # run these first; stop after them unless one fails
+
+
+@frozen
+class TestRun:
+    """What one job observed: status (``ok``, ``timeout``, or ``crash`` when pytest did
+    not finish its session), per-test outcomes, failure symptoms, runner seconds, the
+    first collection error, the output's tail and (for coverage jobs)
+    ``{file: {line: [node ids]}}``."""
+
+    __test__ = False  # a data class, not a pytest test class
+
+    job_id: str
+    status: str
+    outcomes: dict = field(factory=dict)
+    failures: dict = field(factory=dict)
+    seconds: float = 0.0
+    coverage: dict | None = None
+    detail: str = ""
+    cpu_seconds: float = 0.0
+    problem: str = ""
+
+
+def install_plugin(folder: Path) -> Path:
+    """Copy gen09's pytest plugin and the outcome reader into ``folder``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    here = Path(__file__).parent
+    shutil.copyfile(here / "gen09_pytest.py", folder / "gen09_pytest.py")
+    shutil.copyfile(here / "outcomes.py", folder / "gen09_outcomes.py")
+    return folder
+
+
+def run_job(env: TestEnv, job: TestJob) -> TestRun:
+    """Run one job in its own folder and process; the folder is removed afterwards."""
+    folder = Path(job.scratch).resolve() / job.job_id
+    meta = folder.parent / f"{job.job_id}.gen09"
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.rmtree(meta, ignore_errors=True)
+    shutil.copytree(job.source_dir, folder, symlinks=True)
+    meta.mkdir(parents=True)
+    try:
+        for rel, text in job.files.items():
+            (folder / rel).write_text(text, encoding="utf-8")
+        return _run_pytest(env, job, folder, meta)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(meta, ignore_errors=True)
+
+
+def _id_file(path: Path, ids) -> str:
+    path.write_text("".join(t + "\n" for t in ids), encoding="utf-8")
+    return str(path)
+
+
+def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path) -> TestRun:
+    record_path, cov_file = meta / "outcomes.jsonl", meta / "coverage.json"
+    extra = {"GEN09_OUTCOMES": str(record_path)}
+    cmd = [env.python, "-m", "pytest", *env.pytest_options(), f"--rootdir={folder}"]
+    if job.coverage:
+        extra["GEN09_COV_FILE"] = str(cov_file)
+    if job.first is not None:
+        extra["GEN09_FIRST"] = _id_file(meta / "first.txt", job.first)
+    if job.tests is None:
+        cmd += list(env.test_paths)
+    else:
+        extra["GEN09_SELECT"] = _id_file(meta / "select.txt", job.tests)
+        files = sorted({t.split("::", 1)[0] for t in job.tests})
+        cmd.append("@" + _id_file(meta / "files.txt", files))
+    done = run_limited(cmd, folder, env.process_env(folder, **extra), job.timeout_sec, meta / "output.txt",
+                       job.memory_mb)
+    if done.status == "error":
+        return TestRun(job.job_id, "crash", detail=done.output)
+    if done.status == "timeout":
+        return TestRun(job.job_id, "timeout", seconds=done.seconds, cpu_seconds=done.cpu_seconds,
+                       detail=f"over {job.timeout_sec:g}s")
+    record = outcomes.read(record_path)
+    failures = {tid: {"phase": r.phase, "message": r.message, "trace": [list(t) for t in r.trace]}
+                for tid, r in record.tests.items() if r.outcome in ("failed", "error")}
+    status = "ok" if record.finished else "crash"
+    detail = f"pytest exit {done.returncode}"
+    if not record.finished:
+        detail += f", session not finished: {done.output}"
+    coverage = read_coverage(cov_file) if job.coverage else None
+    return TestRun(job.job_id, status, record.outcomes(), failures, done.seconds, coverage, detail,
+                   done.cpu_seconds, record.first_problem() or (done.output if not record.tests else ""))
+
+
+def read_coverage(path: Path) -> dict:
+    """``{file: {line: sorted node ids}}`` from the plugin's coverage file; a line run
+    outside any test (at import or collection time) lists ``IMPORT_CONTEXT``."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {rel: {int(line): sorted(c or IMPORT_CONTEXT for c in ctx) for line, ctx in lines.items()}
+            for rel, lines in data.items()}

@@ -1,0 +1,95 @@
+"""The process runner: one command in its own session, with a timeout that kills the
+whole process group, an address-space limit, and its CPU time measured.
+
+Every test subprocess gen09 starts (mutate's validation, ``gen09 verify``, ``gen09 ab``)
+runs through :func:`run_limited` with the environment :func:`clean_env` gives, so a
+timed-out run never leaves a process behind and no variable of gen09's own environment
+steers a repository's tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from attrs import frozen
+
+_DROP_PREFIXES = ("PYTEST_", "COV_CORE", "COVERAGE_", "GEN09_")
+_DROP = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONSAFEPATH")
+
+
+@frozen
+class Finished:
+    """How a command ended: ``ok`` (it exited by itself), ``timeout`` (killed) or
+    ``error`` (it could not start); its exit code, wall and CPU seconds, and the tail
+    of its output."""
+
+    status: str
+    returncode: int | None
+    seconds: float
+    cpu_seconds: float
+    output: str = ""
+
+
+def clean_env(venv: str | Path | None = None, **extra: str) -> dict:
+    """The environment of a test subprocess: this process's environment without pytest,
+    coverage, gen09 and Python-path variables; bytecode writing off, hash seed fixed;
+    ``venv``'s ``bin`` first on ``PATH`` when given; then ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_DROP_PREFIXES) and k not in _DROP}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONHASHSEED"] = "0"
+    if venv is not None:
+        env["VIRTUAL_ENV"] = str(venv)
+        env["PATH"] = f"{Path(venv) / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env.update({str(k): str(v) for k, v in extra.items()})
+    return env
+
+
+def tail(text: str, lines: int = 15, chars: int = 2000) -> str:
+    """The last ``lines`` lines of ``text``, at most ``chars`` characters."""
+    return "\n".join(text.rstrip().splitlines()[-lines:])[-chars:]
+
+
+def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
+                memory_mb: int | None = None) -> Finished:
+    """Run ``cmd`` in a new session with stdout and stderr into the file ``output``.
+    After ``timeout_sec`` the whole process group is killed; when the command ends, any
+    process it left in its group is killed too."""
+    start = time.perf_counter()
+    try:
+        with open(output, "wb") as sink:
+            proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+    except OSError as exc:
+        return Finished("error", None, time.perf_counter() - start, 0.0, f"could not start {cmd[0]}: {exc}")
+    if memory_mb:
+        limit = memory_mb * 1024 * 1024
+        with contextlib.suppress(OSError, ValueError):
+            resource.prlimit(proc.pid, resource.RLIMIT_AS, (limit, limit))
+    expired = threading.Event()
+
+    def kill_group():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    def expire():
+        expired.set()
+        kill_group()
+
+    timer = threading.Timer(timeout_sec, expire)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)  # wait4: the command's own CPU time too
+    finally:
+        timer.cancel()
+        kill_group()  # nothing the command started outlives it
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    text = Path(output).read_bytes().decode("utf-8", "replace")
+    return Finished("timeout" if expired.is_set() else "ok", proc.returncode, time.perf_counter() - start,
+                    usage.ru_utime + usage.ru_stime, tail(text))

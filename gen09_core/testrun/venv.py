@@ -1,0 +1,234 @@
+"""Test environments: a virtual environment built from a recipe (packages from the index,
+as any user's venv gets them) or rebuilt from a lock, and the lock that records exactly
+what was installed.
+
+Environment = recipe + lock. ``gen09 mutate`` builds the venv from the detected recipe and
+records the lock; every bundle ships the lock; its Dockerfile and ``gen09 verify`` install
+exactly the lock, then the repository itself the same way the validation did
+(``pip install --no-deps``, the same build variables). The venv never sees gen09's own
+packages: it only gets what the repository declares plus pytest and coverage, which
+gen09's plugin needs.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from attrs import field, frozen
+
+from gen09_core.errors import EnvironmentFailure
+from gen09_core.testrun.detect import DENIED_PLUGINS, RUNNER_PACKAGES, PythonRecipe
+from gen09_core.testrun.process import clean_env, tail
+
+LOCK_NAME = "gen09.lock"
+LOCK_HEADER = "# gen09 environment lock, format 1: exactly what the validation ran with"
+READY = ".gen09-ready"
+
+_CAPTURE = r"""
+import importlib.metadata as m, json, sys
+dists, plugins = {}, []
+for d in m.distributions():
+    name = d.metadata["Name"]
+    if not name or name.lower() in dists:
+        continue
+    direct = d.read_text("direct_url.json")
+    dists[name.lower()] = [name, d.version, json.loads(direct) if direct else None]
+for e in m.entry_points(group="pytest11"):
+    plugins.append([e.name, e.dist.metadata["Name"] if e.dist else ""])
+print(json.dumps({"python": sys.version.split()[0], "dists": sorted(dists.values()), "plugins": plugins}))
+"""
+
+
+@frozen
+class Lock:
+    """What a test environment holds: the Python version, every installed distribution
+    pinned (``name==version``, or ``name @ URL`` for a VCS or archive install), the
+    repository's own distribution(s) installed from its folder, the pytest plugins loaded
+    by name, and the variables the repository's build needed."""
+
+    python: str
+    packages: tuple[str, ...]
+    project: tuple[str, ...] = ()
+    plugins: tuple[str, ...] = ()
+    env: dict = field(factory=dict)
+
+    @property
+    def minor(self) -> str:
+        """``3.11`` for Python 3.11.7."""
+        return ".".join(self.python.split(".")[:2])
+
+    def render(self) -> str:
+        """The lock file: a pip requirements file whose header comments carry the rest."""
+        head = [LOCK_HEADER, f"# python: {self.python}", f"# project: {' '.join(self.project)}",
+                f"# pytest-plugins: {' '.join(self.plugins)}"]
+        head += [f"# env: {k}={v}" for k, v in sorted(self.env.items())]
+        return "\n".join(head + list(self.packages)) + "\n"
+
+    def digest(self) -> str:
+        """A short digest of the rendered lock (the verify cache key)."""
+        return hashlib.sha256(self.render().encode("utf-8")).hexdigest()[:16]
+
+    @classmethod
+    def parse(cls, text: str) -> Lock:
+        """Read a rendered lock; ``ValueError`` when it is not one."""
+        lines = text.splitlines()
+        if not lines or lines[0] != LOCK_HEADER:
+            raise ValueError("not a gen09 environment lock")
+        meta, env, packages = {}, {}, []
+        for line in lines[1:]:
+            if line.startswith("# env: "):
+                key, _, value = line[len("# env: "):].partition("=")
+                env[key] = value
+            elif line.startswith("# ") and ": " in line:
+                key, _, value = line[2:].partition(": ")
+                meta[key] = value
+            elif line.strip():
+                packages.append(line.strip())
+        if "python" not in meta:
+            raise ValueError("the lock names no Python version")
+        return cls(meta["python"], tuple(packages), tuple(meta.get("project", "").split()),
+                   tuple(meta.get("pytest-plugins", "").split()), env)
+
+
+def _pip(python: str, args: list, cwd, env: dict, what: str) -> None:
+    cmd = [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q", *args]
+    try:
+        done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    except OSError as exc:
+        raise EnvironmentFailure(f"could not {what}: {exc}") from None
+    if done.returncode != 0:
+        raise EnvironmentFailure(f"could not {what} (pip exit {done.returncode}): "
+                                 f"{tail(done.stderr or done.stdout, 8, 1500)}")
+
+
+def create_venv(venv: Path, python: str | None = None) -> str:
+    """A fresh venv (with pip) at ``venv``; returns its interpreter."""
+    shutil.rmtree(venv, ignore_errors=True)
+    done = subprocess.run([python or sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise EnvironmentFailure(f"could not create a venv at {venv}: {tail(done.stderr, 5)}")
+    return str(venv / "bin" / "python")
+
+
+def build_from_recipe(recipe: PythonRecipe, venv: Path, project_dir: Path, install: tuple | None = None,
+                      plugins: tuple | None = None) -> Lock:
+    """Build the venv for ``project_dir`` (the work copy, which the project's build may
+    write into, e.g. a generated ``_version.py``) from the recipe, or from the profile's
+    own ``install`` shell commands when given; return its lock."""
+    python = create_venv(venv)
+    env = clean_env(venv, **recipe.env)
+    had_build = (project_dir / "build").exists()
+    if install is None:
+        args = []
+        if recipe.installable:
+            extras = f"[{','.join(recipe.extras)}]" if recipe.extras else ""
+            args.append(f"{project_dir}{extras}")
+        if recipe.requirements:
+            reqs = venv.parent / "gen09-requirements.txt"
+            reqs.write_text("\n".join(recipe.requirements) + "\n", encoding="utf-8")
+            args += ["-r", str(reqs)]
+        _pip(python, [*args, *recipe.plugin_packages, *RUNNER_PACKAGES], project_dir, env,
+             "install the repository and its test dependencies")
+    else:
+        for command in install:
+            done = subprocess.run(["bash", "-c", command], cwd=project_dir, env=env, capture_output=True,
+                                  text=True)
+            if done.returncode != 0:
+                raise EnvironmentFailure(f"install command failed (exit {done.returncode}): {command}: "
+                                         f"{tail(done.stderr or done.stdout, 8, 1500)}")
+        _pip(python, list(RUNNER_PACKAGES), project_dir, env, "install pytest and coverage")
+    if not had_build:
+        shutil.rmtree(project_dir / "build", ignore_errors=True)
+    return capture(python, recipe, plugins)
+
+
+def capture(python: str, recipe: PythonRecipe, plugins: tuple | None = None) -> Lock:
+    """Record what the venv of ``python`` holds; the pytest plugins to load are its
+    ``pytest11`` entry points minus those gen09 never loads (or ``plugins`` when given)."""
+    done = subprocess.run([python, "-c", _CAPTURE], capture_output=True, text=True, env=clean_env(),
+                          cwd=Path(python).parent)  # not this cwd: -c puts it on sys.path
+    if done.returncode != 0:
+        raise EnvironmentFailure(f"could not list the test environment's packages: {tail(done.stderr, 5)}")
+    data = json.loads(done.stdout)
+    packages, project = [], []
+    for name, version, direct in data["dists"]:
+        if direct and "dir_info" in direct:
+            project.append(name)
+        elif direct and "vcs_info" in direct:
+            vcs = direct["vcs_info"]
+            packages.append(f"{name} @ {vcs['vcs']}+{direct['url']}@{vcs.get('commit_id', '')}")
+        elif direct and direct.get("url"):
+            packages.append(f"{name} @ {direct['url']}")
+        else:
+            packages.append(f"{name}=={version}")
+    missing = [p for p in RUNNER_PACKAGES if p not in {n.lower() for n, _, _ in data["dists"]}]
+    if missing:
+        raise EnvironmentFailure(f"the test environment lacks {', '.join(missing)}")
+    required = {re.split(r"[<>=!~ ;\[]", r, maxsplit=1)[0].lower() for r in recipe.required_plugins}
+    if plugins is None:
+        plugins = tuple(sorted({name for name, dist in data["plugins"]
+                                if name not in DENIED_PLUGINS or dist.lower() in required}))
+    return Lock(data["python"], tuple(sorted(packages, key=str.lower)), tuple(sorted(project)),
+                tuple(plugins), dict(recipe.env))
+
+
+def find_python(minor: str) -> str:
+    """An interpreter of Python ``minor`` (``3.11``): this one when it matches, else
+    ``python3.11`` on ``PATH``; ``EnvironmentFailure`` when there is none."""
+    if f"{sys.version_info.major}.{sys.version_info.minor}" == minor:
+        return sys.executable
+    found = shutil.which(f"python{minor}")
+    if found is None:
+        raise EnvironmentFailure(f"the bundle's environment needs Python {minor}, which is not on PATH "
+                                 "(install it, or pass --python)")
+    return found
+
+
+def build_from_lock(lock: Lock, venv: Path, project_dir: Path) -> str:
+    """Rebuild a venv exactly from ``lock``, then install the repository in
+    ``project_dir`` the way the validation did (``--no-deps``, from a scratch copy so the
+    folder stays as it was); returns its interpreter."""
+    python = create_venv(venv, find_python(lock.minor))
+    env = clean_env(venv, **lock.env)
+    lock_file = venv / LOCK_NAME
+    lock_file.write_text(lock.render(), encoding="utf-8")
+    _pip(python, ["--no-deps", "-r", str(lock_file)], venv, env, "install the locked packages")
+    if lock.project:
+        with tempfile.TemporaryDirectory(prefix="gen09-build-") as tmp:
+            copy = Path(tmp) / "project"
+            shutil.copytree(project_dir, copy, symlinks=True)
+            _pip(python, ["--no-deps", str(copy)], copy, env, "install the repository")
+    return python
+
+
+def cache_root() -> Path:
+    """Where rebuilt environments are kept: ``$GEN09_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/gen09`` (``~/.cache/gen09``)."""
+    if os.environ.get("GEN09_CACHE_DIR"):
+        return Path(os.environ["GEN09_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gen09"
+
+
+def cached_env(lock: Lock, project_dir: Path, root: Path | None = None) -> str:
+    """The interpreter of a venv built from ``lock`` (once per lock digest: bundles of
+    one repository share it; concurrent callers wait for one build)."""
+    root = Path(root or cache_root()) / "envs"
+    root.mkdir(parents=True, exist_ok=True)
+    venv = root / lock.digest()
+    with open(root / f"{lock.digest()}.lock", "w") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)
+        if not (venv / READY).exists():
+            python = build_from_lock(lock, venv, project_dir)
+            (venv / READY).write_text("ok\n")
+            return python
+    return str(venv / "bin" / "python")
+

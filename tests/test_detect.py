@@ -1,0 +1,128 @@
+"""Environment detection from a repository's own files: project install, test extras and
+groups, requirements files, tox deps, import roots, addopts plugins, SCM versions, and a
+clear BadInput for a file that cannot be read."""
+
+import textwrap
+
+import pytest
+
+from gen09_core.errors import BadInput
+from gen09_core.testrun.detect import detect
+
+
+def _repo(tmp_path, files: dict):
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return tmp_path
+
+
+def test_src_layout_test_extra_and_addopts(tmp_path):
+    repo = _repo(tmp_path, {
+        "pyproject.toml": """
+            [build-system]
+            requires = ["hatchling", "hatch-vcs"]
+            [project]
+            name = "pkg"
+            dynamic = ["version"]
+            [project.optional-dependencies]
+            tests = ["hypothesis"]
+            docs = ["sphinx"]
+            [tool.hatch.version]
+            source = "vcs"
+            [tool.hatch.build.targets.wheel]
+            packages = ["src/pkg"]
+            [tool.pytest.ini_options]
+            addopts = "--cov pkg -n auto --reruns 2 --benchmark-disable -p no:legacypath --strict-markers"
+            required_plugins = ["pytest-benchmark"]
+            """,
+        "src/pkg/__init__.py": "",
+        "PKG-INFO": "Metadata-Version: 2.1\nName: pkg\nVersion: 1.2.3\n",
+    })
+    recipe = detect(repo)
+    assert recipe.project == "pkg" and recipe.installable
+    assert recipe.extras == ("tests",)
+    assert recipe.pythonpath == ("src", ".")
+    assert recipe.dropped_options == ("--cov", "pkg", "-n", "auto", "--reruns", "2")
+    assert recipe.addopts == "--benchmark-disable -p no:legacypath --strict-markers"
+    assert recipe.plugin_packages == ("pytest-benchmark",)
+    assert recipe.env == {"SETUPTOOLS_SCM_PRETEND_VERSION": "1.2.3"}
+    where = dict((what, source) for what, source in recipe.provenance)
+    assert where["extra [tests]"] == "pyproject.toml [project.optional-dependencies] tests"
+    assert where["import from src, ."] == "pyproject.toml [tool.hatch.build.targets.wheel] packages"
+
+
+def test_dependency_groups_requirements_files_and_tox(tmp_path):
+    repo = _repo(tmp_path, {
+        "pyproject.toml": """
+            [project]
+            name = "flat"
+            version = "1"
+            [dependency-groups]
+            base = ["attrs>=23"]
+            test = ["pytest>=8", {include-group = "base"}]
+            dev = ["black"]
+            """,
+        "flat.py": "",
+        "requirements-test.txt": "-r requirements/extra.txt\n-e .[speed]\nfreezegun==1.5.0  # pinned\n",
+        "requirements/extra.txt": "pretend\n",
+        "tox.ini": """
+            [testenv]
+            deps =
+                -r{toxinidir}/requirements-test.txt
+                py38: oldthing
+                {[base]deps}
+                mock
+            commands = pytest
+            """,
+    })
+    recipe = detect(repo)
+    assert recipe.pythonpath == (".",)
+    assert recipe.requirements == ("pytest>=8", "attrs>=23", "pretend", "freezegun==1.5.0", "mock")
+    assert recipe.extras == ("speed",)
+    assert "black" not in recipe.requirements  # dev is only a fallback
+    assert any("py38: oldthing" in note for note in recipe.notes)
+    assert any("{[base]deps}" in note for note in recipe.notes)
+
+
+def test_dev_requirements_are_the_fallback(tmp_path):
+    repo = _repo(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='old', package_dir={'': 'lib'})\n",
+                            "lib/old/__init__.py": "", "dev-requirements.txt": "pytest\nnose2\n"})
+    recipe = detect(repo)
+    assert recipe.project == "old" and recipe.pythonpath == ("lib", ".")
+    assert recipe.requirements == ("pytest", "nose2")
+
+
+def test_setup_cfg_extras_and_package_dir(tmp_path):
+    repo = _repo(tmp_path, {"setup.cfg": """
+        [metadata]
+        name = cfgpkg
+        [options]
+        package_dir =
+            =src
+        [options.extras_require]
+        testing =
+            pytest
+            pytest-mock
+        """, "src/cfgpkg/__init__.py": ""})
+    recipe = detect(repo)
+    assert recipe.project == "cfgpkg" and recipe.extras == ("testing",) and recipe.pythonpath == ("src", ".")
+
+
+def test_a_repository_that_is_not_a_distribution(tmp_path):
+    repo = _repo(tmp_path, {"mod.py": "", "tests/test_mod.py": ""})
+    recipe = detect(repo)
+    assert not recipe.installable and recipe.pythonpath == (".",) and recipe.requirements == ()
+
+
+def test_unparseable_files_name_the_file_and_line(tmp_path):
+    bad = _repo(tmp_path / "a", {"pyproject.toml": "[project]\nname = \n"})
+    with pytest.raises(BadInput, match=r"pyproject.toml: not valid TOML: .*line 2"):
+        detect(bad)
+    reqs = _repo(tmp_path / "b", {"requirements-test.txt": "pytest\nfoo>>1\n"})
+    with pytest.raises(BadInput, match=r"requirements-test.txt:2: not a valid requirement 'foo>>1'"):
+        detect(reqs)
+    group = _repo(tmp_path / "c", {"pyproject.toml": "[dependency-groups]\ntest = ['ok', '=bad']\n"})
+    with pytest.raises(BadInput, match=r"\[dependency-groups\] test: not a valid requirement '=bad'"):
+        detect(group)

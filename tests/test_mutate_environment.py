@@ -1,0 +1,150 @@
+"""``gen09 mutate`` with no configuration on repositories shaped like real libraries: an
+isolated venv built from the repository's own files, a lock that ships in every bundle,
+``gen09 verify`` in that shipped environment, clear failures, derived timeouts and a
+summary whose columns add up. One test uses a pinned real sdist from PyPI."""
+
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+
+import pytest
+
+from gen09_core.testrun.venv import LOCK_NAME, Lock
+from tests.conftest import ROOT, run_gen09
+
+REALISTIC = ROOT / "tests" / "fixtures" / "realistic_repo"
+
+
+@pytest.fixture(scope="module")
+def realistic(tmp_path_factory):
+    base = tmp_path_factory.mktemp("realistic")
+    repo = base / "tally"
+    shutil.copytree(REALISTIC, repo)
+    done = run_gen09("mutate", repo, "--n", "6", "--seed", "1", "--out", base / "run", "--json")
+    return {"repo": repo, "out": base / "run", "done": done}
+
+
+def test_no_configuration_needed(realistic):
+    done = realistic["done"]
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(done.stdout)
+    assert summary["exported"] >= 1
+    detected = json.loads((realistic["out"] / "config.json").read_text())["detected"]
+    assert detected["pythonpath"] == ["src", "."] and detected["extras"] == ["test"]
+    assert detected["dropped_options"] == ["--cov=tally", "--cov-report", "term", "-n", "2"]
+    assert ["extra [test]", "pyproject.toml [project.optional-dependencies] test"] in detected["provenance"]
+    baseline = json.loads((realistic["out"] / "baseline.json").read_text())
+    # subtests count by their parent; xfail is never a passing test; the version file was generated
+    assert "tests/test_core.py::ClassifyTest::test_classify_each" in baseline["stable"]
+    assert "tests/test_core.py::test_version_comes_from_the_generated_file" in baseline["stable"]
+    assert "tests/test_core.py::test_six_is_installed_from_the_test_extra" in baseline["stable"]
+    assert "tests/test_core.py::test_mean_of_strings" in baseline["failing"]
+    assert "src/tally/core.py" in baseline["coverage"]  # the repository's .coveragerc did not get in the way
+
+
+def test_summary_counts_every_mutant_once(realistic):
+    summary = json.loads(realistic["done"].stdout)
+    assert sum(summary["outcomes"].values()) == summary["mutants"]
+    for row in summary["per_modifier"].values():
+        outcome_total = sum(row[k] for k in summary["outcomes"])
+        assert outcome_total == row["gated"]
+    assert summary["timeout_source"].startswith("derived")
+    slowest = max(json.loads((realistic["out"] / "baseline.json").read_text())["run_seconds"])
+    assert summary["timeout_sec"] == round(10 + 3 * slowest, 1)
+
+
+def test_the_venv_is_isolated_and_locked(realistic):
+    work = realistic["out"] / "work"
+    lock = Lock.parse(json.loads((work / "environment.json").read_text())["lock"])
+    names = {p.split("==")[0].lower() for p in lock.packages}
+    assert {"pytest", "coverage", "six"} <= names
+    assert not names & {"attrs", "click", "libcst", "gen09"}  # gen09's own packages never leak in
+    assert lock.project == ("tally",) and lock.env == {"SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0"}
+    probe = subprocess.run([str(work / "venv" / "bin" / "python"), "-c", "import attrs"], capture_output=True)
+    assert probe.returncode != 0
+
+
+def test_bundles_ship_the_lock_and_verify_in_it(realistic):
+    out = realistic["out"]
+    for bundle in sorted((out / "tasks").iterdir()):
+        lock = Lock.parse((bundle / "environment" / LOCK_NAME).read_text())
+        docker = (bundle / "environment" / "Dockerfile").read_text()
+        assert docker.startswith(f"FROM python:{lock.minor}-slim\n")
+        assert f"pip install --no-cache-dir --no-deps -r /gen09/{LOCK_NAME}" in docker
+        assert "SETUPTOOLS_SCM_PRETEND_VERSION=0.0.0 pip install --no-cache-dir --no-deps" in docker
+        assert (bundle / "environment" / "repo" / "src" / "tally" / "_version.py").is_file()
+        meta = tomllib.loads((bundle / "task.toml").read_text())["metadata"]
+        assert meta["asset_digests"]["lock"].startswith("sha256:")
+    done = run_gen09("verify", out, "--json")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["ok"] == report["total"] == json.loads(realistic["done"].stdout)["exported"]
+    assert all(b["environment"].startswith("lock ") and "/envs/" in b["python"] for b in report["bundles"])
+
+
+def test_verify_python_override_resolves_relative_paths(realistic, tmp_path):
+    bundle = sorted((realistic["out"] / "tasks").iterdir())[0]
+    venv_python = realistic["out"] / "work" / "venv" / "bin" / "python"
+    relative = venv_python.relative_to(realistic["out"].parent)
+    done = run_gen09("verify", bundle, "--json", "--python", relative, cwd=realistic["out"].parent)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["bundles"][0]["environment"] == "--python"
+    missing = run_gen09("verify", bundle, "--python", "no/such/python")
+    assert missing.returncode == 2 and "no such interpreter" in missing.stderr
+
+
+def test_a_failing_oracle_shows_the_test_output(realistic, tmp_path):
+    bundle = tmp_path / "broken"
+    shutil.copytree(sorted((realistic["out"] / "tasks").iterdir())[0], bundle)
+    (bundle / "solution" / "solve.sh").write_text("#!/usr/bin/env bash\ntrue\n")
+    done = run_gen09("verify", bundle, "--json")
+    assert done.returncode == 1
+    result = json.loads(done.stdout)["bundles"][0]
+    assert result["oracle"] == 0 and result["failure_class"] == "oracle"
+    assert "oracle: reward 0" in result["detail"] and "did not pass" in result["detail"]
+
+
+def test_undeclared_dependency_is_one_clear_message(tmp_path):
+    """A test importing a package the repository never declared fails in the isolated venv
+    (even though gen09's own environment has it), and the message says what to do."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "mod.py").write_text("def one():\n    return 1\n")
+    (repo / "tests" / "test_mod.py").write_text("import attrs\nfrom mod import one\n\n\ndef test_one():\n"
+                                                "    assert one() == 1\n")
+    done = run_gen09("mutate", repo, "--out", tmp_path / "run")
+    assert done.returncode == 1, done.stderr
+    message = [line for line in done.stderr.splitlines() if line.startswith("gen09: error:")]
+    assert len(message) == 1 and "Traceback" not in done.stderr
+    assert "No module named 'attrs'" in message[0]
+    assert "Detected:" in message[0] and "profiles.repo.install" in message[0]
+
+
+def test_a_bad_pyproject_is_exit_2_naming_the_file(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\nname = \"x\"\nversion = \n")
+    done = run_gen09("mutate", repo, "--out", tmp_path / "run")
+    assert done.returncode == 2
+    assert "pyproject.toml: not valid TOML" in done.stderr and "line 3" in done.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_real_sdist_with_no_configuration(tmp_path):
+    """humanize 4.12.3 from PyPI: src/ layout, hatch-vcs version file, a `tests` extra with
+    freezegun, pytest-cov in that extra. No configuration."""
+    got = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+                          "humanize==4.12.3", "-d", str(tmp_path)], capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    with tarfile.open(next(tmp_path.glob("humanize-*.tar.gz"))) as archive:
+        archive.extractall(tmp_path, filter="data")
+    repo = tmp_path / "humanize-4.12.3"
+    done = run_gen09("mutate", repo, "--n", "3", "--seed", "0", "--out", tmp_path / "run", "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(done.stdout)
+    assert summary["exported"] >= 1 and summary["baseline"]["stable"] > 100
+    verified = run_gen09("verify", tmp_path / "run", "--json")
+    assert verified.returncode == 0, verified.stdout[-3000:]

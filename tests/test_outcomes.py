@@ -1,0 +1,220 @@
+"""The one test-outcome reader, on real pytest runs through gen09's plugin: subtests, xfail,
+xpass, skips, setup/teardown errors, reruns, and node ids that must round-trip exactly."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from gen09_core.testrun import outcomes
+from gen09_core.testrun.jobs import TestEnv, TestJob, install_plugin, run_job
+
+SUITE = '''
+import unittest
+import pytest
+
+
+class Units(unittest.TestCase):
+    def test_sub_ok(self):
+        for i in range(3):
+            with self.subTest(i=i):
+                self.assertEqual(i, i)
+
+    def test_sub_bad(self):
+        for i in range(3):
+            with self.subTest(i=i):
+                self.assertEqual(i, 1)
+
+
+def test_fixture_subtests(subtests):
+    for i in range(2):
+        with subtests.test(i=i):
+            assert i < 1
+
+
+def test_fixture_subtests_ok(subtests):
+    with subtests.test():
+        assert True
+
+
+@pytest.mark.xfail
+def test_xfailed():
+    assert 0
+
+
+@pytest.mark.xfail
+def test_xpassed():
+    pass
+
+
+@pytest.mark.xfail(strict=True)
+def test_xpassed_strict():
+    pass
+
+
+def test_skipped():
+    pytest.skip("not here")
+
+
+@pytest.fixture
+def broken_setup():
+    raise RuntimeError("setup boom")
+
+
+@pytest.fixture
+def broken_teardown():
+    yield
+    raise RuntimeError("teardown boom")
+
+
+def test_setup_error(broken_setup):
+    pass
+
+
+def test_teardown_error(broken_teardown):
+    pass
+
+
+def test_plain_failure():
+    assert [1] == [2]
+
+
+@pytest.mark.parametrize("value", ["ff::aa:1::2", "a/b/c", "with space", "é ü ß", "T[::-1]", "x" * 300])
+def test_ids(value):
+    assert value
+
+
+class TestOuter:
+    class TestInner:
+        def test_nested(self):
+            pass
+'''
+
+EXPECTED = {
+    "tests/test_it.py::Units::test_sub_ok": "passed",
+    "tests/test_it.py::Units::test_sub_bad": "failed",
+    "tests/test_it.py::test_fixture_subtests": "failed",
+    "tests/test_it.py::test_fixture_subtests_ok": "passed",
+    "tests/test_it.py::test_xfailed": "xfailed",
+    "tests/test_it.py::test_xpassed": "xpassed",
+    "tests/test_it.py::test_xpassed_strict": "failed",
+    "tests/test_it.py::test_skipped": "skipped",
+    "tests/test_it.py::test_setup_error": "error",
+    "tests/test_it.py::test_teardown_error": "error",
+    "tests/test_it.py::test_plain_failure": "failed",
+    "tests/test_it.py::TestOuter::TestInner::test_nested": "passed",
+}
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    return TestEnv(sys.executable, str(install_plugin(tmp_path_factory.mktemp("plugins"))))
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    repo = tmp_path_factory.mktemp("repo")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_it.py").write_text(SUITE, encoding="utf-8")
+    return repo
+
+
+@pytest.fixture(scope="module")
+def whole(env, repo, tmp_path_factory):
+    return run_job(env, TestJob("all", str(repo), str(tmp_path_factory.mktemp("jobs"))))
+
+
+def test_outcome_rules_on_a_real_suite(whole):
+    assert whole.status == "ok"
+    for test_id, outcome in EXPECTED.items():
+        assert whole.outcomes[test_id] == outcome, test_id
+    assert "teardown boom" in whole.failures["tests/test_it.py::test_teardown_error"]["message"]
+    assert whole.failures["tests/test_it.py::test_setup_error"]["phase"] == "setup"
+    assert "1 != 1" not in whole.failures["tests/test_it.py::Units::test_sub_bad"]["message"]
+
+
+def test_every_collected_id_round_trips_through_selection(env, repo, whole, tmp_path):
+    """The ids pytest reported select exactly those tests again (ids with ``::`` or ``/``
+    inside parameters, spaces, non-ASCII, nested classes, 300-character parameters)."""
+    ids = sorted(t for t in whole.outcomes if "test_ids[" in t or "Nested" in t or "TestInner" in t)
+    assert len(ids) == 7 and any("ff::aa:1::2" in t for t in ids) and any("a/b/c" in t for t in ids)
+    again = run_job(env, TestJob("sel", str(repo), str(tmp_path / "jobs"), tests=tuple(ids)))
+    assert again.status == "ok"
+    assert sorted(again.outcomes) == ids
+    assert set(again.outcomes.values()) == {"passed"}
+
+
+def test_selection_of_an_unknown_id_reports_it_missing(env, repo, tmp_path):
+    ids = ("tests/test_it.py::test_plain_failure", "tests/test_it.py::test_does_not_exist")
+    run = run_job(env, TestJob("unknown", str(repo), str(tmp_path / "jobs"), tests=ids))
+    assert run.outcomes == {"tests/test_it.py::test_plain_failure": "failed"}
+
+
+def test_a_rerun_keeps_the_last_run(tmp_path):
+    record = tmp_path / "r.jsonl"
+    phases = [("setup", "passed"), ("call", "failed"), ("teardown", "passed"),
+              ("setup", "passed"), ("call", "passed"), ("teardown", "passed")]
+    lines = [{"kind": "phase", "id": "t.py::a", "when": w, "outcome": o} for w, o in phases]
+    record.write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"kind": "finish"', encoding="utf-8")
+    read = outcomes.read(record)
+    assert read.outcome("t.py::a") == "passed"
+    assert not read.finished  # the torn last line (a killed run) is ignored
+    assert read.outcome("t.py::b") == outcomes.MISSING
+
+
+def test_grader_script_runs_standalone_and_agrees(whole, env, repo, tmp_path):
+    """The bundle's grader is the same module, run as a script with nothing but the
+    standard library: it gives reward 1 exactly when every expected id passed."""
+    plugin_dir = tmp_path / "runner"
+    install_plugin(plugin_dir)
+    record = tmp_path / "outcomes.jsonl"
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "gen09_pytest", "-q", "-p", "no:cacheprovider",
+                          str(repo / "tests" / "test_it.py")], cwd=repo, capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(plugin_dir),
+                              "GEN09_OUTCOMES": str(record)})
+    assert record.exists(), run.stdout + run.stderr
+    passing = sorted(t for t, o in whole.outcomes.items() if o == "passed")
+    for expected_ids, reward in ((passing, "1"), (passing + ["tests/test_it.py::test_xpassed"], "0"),
+                                 (passing + ["tests/test_it.py::nope"], "0")):
+        spec = tmp_path / "expected.json"
+        spec.write_text(json.dumps({"FAIL_TO_PASS": expected_ids[:1], "PASS_TO_PASS": expected_ids[1:]}))
+        done = subprocess.run([sys.executable, "-I", str(plugin_dir / "gen09_outcomes.py"), "grade",
+                               str(record), str(spec)], capture_output=True, text=True)
+        assert done.stdout.strip() == reward, done.stderr
+        in_process = outcomes.grade(outcomes.read(record), set(expected_ids))[0]
+        assert str(in_process) == reward
+
+
+def test_repository_coverage_settings_and_filterwarnings_cannot_break_coverage(env, tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "lib.py").write_text("import warnings\n\n\ndef double(x):\n    return x * 2\n")
+    (repo / "tests" / "test_lib.py").write_text("from lib import double\n\n\ndef test_double():\n"
+                                               "    assert double(2) == 4\n")
+    (repo / ".coveragerc").write_text("[run]\nparallel = true\nsource = nowhere\nbranch = true\n")
+    (repo / "pytest.ini").write_text("[pytest]\nfilterwarnings =\n    error\n")
+    run = run_job(env, TestJob("cov", str(repo), str(tmp_path / "jobs"), coverage=True))
+    assert run.status == "ok", run.detail
+    assert run.outcomes == {"tests/test_lib.py::test_double": "passed"}
+    assert run.coverage["lib.py"][5] == ["tests/test_lib.py::test_double"]
+
+
+def test_the_runner_kills_what_a_timed_out_test_started(env, tmp_path):
+    """A timed-out run's whole process group is killed: no child survives."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    pid_file = tmp_path / "child.pid"
+    (repo / "tests" / "test_hang.py").write_text(textwrap.dedent(f"""
+        import subprocess, time
+        def test_hang():
+            child = subprocess.Popen(["sleep", "300"])
+            open({str(pid_file)!r}, "w").write(str(child.pid))
+            time.sleep(300)
+        """))
+    run = run_job(env, TestJob("hang", str(repo), str(tmp_path / "jobs"), timeout_sec=3))
+    assert run.status == "timeout"
+    child = int(pid_file.read_text())
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(child)], capture_output=True, text=True).stdout.strip()
+    assert state in ("", "Z"), f"child {child} survived the timeout ({state})"
