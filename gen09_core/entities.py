@@ -7,6 +7,18 @@ from pathlib import PurePosixPath
 from gen09_core.models import Entity
 
 
+def module_name(path: str) -> str:
+    """The dotted module of a repository file: ``shop/pricing.py`` → ``shop.pricing``,
+    ``pkg/__init__.py`` → ``pkg``, ``src/pkg/mod.py`` → ``pkg.mod`` (a leading ``src`` is a
+    layout folder, not a package)."""
+    parts = list(PurePosixPath(path).with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    if parts and parts[0] == "src":
+        parts.pop(0)
+    return ".".join(parts) or path
+
+
 def list_entities(registry, path: str, text: str) -> list[Entity] | None:
     """The entities a pack finds in ``text``, or None when no pack serves the file."""
     language = registry.language_of(path)

@@ -4,6 +4,7 @@ OpenAI-compatible server, and replayed with no network."""
 
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -106,30 +107,84 @@ def test_bad_task_source_is_a_clear_error(tmp_path):
     assert done.returncode == 2 and "--n" in done.stderr
 
 
-def test_swe_bench_jsonl_with_checkouts(mutated, tmp_path, registry):
+def _swe_record(mutated, tmp_path, **changes):
     """A mutate task rewritten as a SWE-bench record: the checkout lacks the hidden test file,
-    the test_patch adds it, the gold patch restores the pristine code."""
-    from gen09_core.ab.tasks import load
-
+    the test_patch adds it, the gold patch restores the pristine code (after a changelog
+    hunk, which is not the target)."""
     instance = json.loads((mutated / "run" / "instances.jsonl").read_text().splitlines()[0])
     bundle = mutated / "run" / instance["task"]
     checkout = tmp_path / "checkouts" / instance["instance_id"]
     shutil.copytree(bundle / "environment" / "repo", checkout)
-    hidden = bundle / "tests" / "hidden"
-    test_patch = _added_files_diff(hidden, checkout)
+    (checkout / "CHANGES.rst").write_text("Changes\n=======\n")
+    test_patch = _added_files_diff(bundle / "tests" / "hidden", checkout)
+    changelog = ("--- a/CHANGES.rst\n+++ b/CHANGES.rst\n@@ -1,2 +1,3 @@\n Changes\n =======\n"
+                 "+- a fix\n")
     record = {"instance_id": instance["instance_id"], "repo": "shop", "base_commit": "x",
-              "patch": _reverse(instance["patch"]), "test_patch": test_patch,
-              "FAIL_TO_PASS": instance["FAIL_TO_PASS"], "PASS_TO_PASS": instance["PASS_TO_PASS"],
-              "problem_statement": instance["problem_statement"]}
-    jsonl = tmp_path / "swe.jsonl"
-    jsonl.write_text(json.dumps(record) + "\n")
-    [task] = load(jsonl, registry, tmp_path / "checkouts")
-    assert task.bundle is None and task.test_patch and task.file in instance["entity"]
-    assert not validate(task, (), sys.executable).resolved
+              "patch": changelog + _reverse(instance["patch"]), "test_patch": test_patch,
+              "FAIL_TO_PASS": json.dumps(instance["FAIL_TO_PASS"]),  # the dataset's string encoding
+              "PASS_TO_PASS": json.dumps(instance["PASS_TO_PASS"]),
+              "problem_statement": instance["problem_statement"], "version": "1.0", "created_at": "2026"}
+    record.update(changes)
+    return record, instance, bundle
+
+
+def test_swe_bench_jsonl_with_checkouts(mutated, tmp_path, registry):
+    from gen09_core.ab.tasks import load
+    from gen09_core.ab.validate import prepare_runner
     from gen09_core.models import ChangedFile
 
+    record, instance, bundle = _swe_record(mutated, tmp_path)
+    broken = {**record, "instance_id": "no-checkout"}
+    jsonl = tmp_path / "swe.jsonl"
+    jsonl.write_text(json.dumps(record) + "\n" + json.dumps(broken) + "\n")
+    [task], skipped = load(jsonl, registry, tmp_path / "checkouts")
+    assert skipped == [{"id": "no-checkout", "reason": f"no checkout for no-checkout at "
+                                                       f"{tmp_path / 'checkouts' / 'no-checkout'}"}]
+    assert task.bundle is None and task.test_patch and task.file in instance["entity"]
+    assert task.fail_to_pass == tuple(instance["FAIL_TO_PASS"])
+    runner = prepare_runner(task, sys.executable, tmp_path / "work")
+    assert not validate(task, runner, ()).resolved
+    assert validate(task, runner, (), gold=True).resolved
     pristine = _pristine(bundle, task.file)
-    assert validate(task, (ChangedFile(task.file, None, pristine),), sys.executable).resolved
+    assert validate(task, runner, (ChangedFile(task.file, None, pristine),)).resolved
+
+
+def test_swe_bench_src_layout_needs_no_pythonpath(tmp_path, registry):
+    """A src/ layout checkout imports from the copy under test with no PYTHONPATH set by the
+    user, even when the interpreter has the original checkout installed in editable mode."""
+    from gen09_core.ab.tasks import load
+    from gen09_core.ab.validate import prepare_runner
+    from gen09_core.models import ChangedFile
+
+    checkout = tmp_path / "checkouts" / "calc-1"
+    (checkout / "src" / "calc").mkdir(parents=True)
+    (checkout / "tests").mkdir()
+    (checkout / "pyproject.toml").write_text('[project]\nname = "calc"\nversion = "1"\n'
+                                             '[tool.setuptools.packages.find]\nwhere = ["src"]\n')
+    (checkout / "src" / "calc" / "__init__.py").write_text("def add(a, b):\n    return a - b\n")
+    (checkout / "tests" / "test_old.py").write_text("from calc import add\n\n\ndef test_zero():\n"
+                                                    "    assert add(0, 0) == 0\n")
+    patch = ("--- a/src/calc/__init__.py\n+++ b/src/calc/__init__.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n"
+             "-    return a - b\n+    return a + b\n")
+    test_patch = ("--- /dev/null\n+++ b/tests/test_add.py\n@@ -0,0 +1,5 @@\n+from calc import add\n+\n+\n"
+                  "+def test_add():\n+    assert add(2, 3) == 5\n")
+    record = {"instance_id": "calc-1", "repo": "calc", "base_commit": "x", "patch": patch,
+              "test_patch": test_patch, "FAIL_TO_PASS": ["tests/test_add.py::test_add"],
+              "PASS_TO_PASS": ["tests/test_old.py::test_zero"], "problem_statement": "add subtracts"}
+    jsonl = tmp_path / "swe.jsonl"
+    jsonl.write_text(json.dumps(record) + "\n")
+    [task], _ = load(jsonl, registry, tmp_path / "checkouts")
+    assert task.file == "src/calc/__init__.py" and task.entity == "calc.add"
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "pytest", "-e",
+                          str(checkout)], capture_output=True, text=True)
+    assert pip.returncode == 0, pip.stderr
+    runner = prepare_runner(task, str(venv / "bin" / "python"), tmp_path / "work")
+    assert validate(task, runner, (), gold=True).resolved
+    assert not validate(task, runner, ()).resolved
+    fixed = ChangedFile(task.file, None, "def add(a, b):\n    return b + a\n")
+    assert validate(task, runner, (fixed,)).resolved  # the copy under test, not the editable original
 
 
 def _added_files_diff(root: Path, checkout: Path) -> str:
@@ -238,3 +293,77 @@ def test_templates_change_one_token_outside_strings():
     assert ("    if a < b:\n", "    if a >= b:\n") in found
     assert ("        return a - b\n", "        return a + b\n") in found
     assert all('"<"' not in search or '"<"' in replace for search, replace in found)
+
+
+def test_report_records_the_self_check(template_run):
+    report = _report(template_run[0])
+    check = report["self_check"]
+    assert check["failed"] == 0 and len(check["tasks"]) == report["sample"]["k"] == 3
+    for row in check["tasks"]:
+        assert row["status"] == "ok" and row["nop"]["resolved"] is False and row["gold"]["resolved"] is True
+    assert report["validation_timeout_sec"] > 10 and report["validation_timeout_source"].startswith("derived")
+    assert "## Self-check" in (template_run[0] / "report.md").read_text()
+
+
+def _copy_run(mutated, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(mutated / "run", run)
+    return run
+
+
+def test_a_broken_oracle_stops_the_harness_with_no_numbers(mutated, tmp_path):
+    run = _copy_run(mutated, tmp_path)
+    for solve in run.glob("tasks/*/solution/solve.sh"):
+        solve.write_text("#!/usr/bin/env bash\ntrue\n")
+    done = run_gen09("ab", run, *AB_ARGS, "--generator", "template", "--out", tmp_path / "out")
+    assert done.returncode == 3, done.stderr
+    assert "self-check: 3 of 3 sampled tasks failed" in done.stderr and "[gold_fails]" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "out" / "report.json").exists()
+    check = json.loads((tmp_path / "out" / "self_check.json").read_text())["self_check"]
+    assert all(row["status"] == "gold_fails" and row["gold"]["tail"] for row in check["tasks"])
+
+
+def test_unknown_test_ids_are_an_environment_failure_not_a_miss(mutated, tmp_path):
+    run = _copy_run(mutated, tmp_path)
+    lines = []
+    for line in (run / "instances.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        record["PASS_TO_PASS"].append("tests/check_cart.py::test_that_does_not_exist")
+        lines.append(json.dumps(record))
+    (run / "instances.jsonl").write_text("\n".join(lines) + "\n")
+    done = run_gen09("ab", run, *AB_ARGS, "--generator", "template", "--out", tmp_path / "out")
+    assert done.returncode == 3
+    assert "[environment]" in done.stderr and "never reported" in done.stderr
+
+
+def test_self_check_rules():
+    from gen09_core.ab.selfcheck import Check, classify, derived_timeout, too_many_failures
+
+    ok, miss = Verdict(True, True, 2.0), Verdict(False, True, 1.0, not_passed=("t::a",))
+    assert classify(miss, ok) == ("ok", "")
+    assert classify(ok, ok)[0] == "nop_resolves"
+    assert classify(miss, miss)[0] == "gold_fails"
+    assert classify(miss, Verdict(False, False, 1.0, problem="crash: boom"))[0] == "environment"
+    checks = [Check(str(i), "ok", "", miss, ok, 3.0) for i in range(10)]
+    assert too_many_failures(checks) is None and derived_timeout(checks) == 16.0
+    one_bad = [*checks, Check("x", "gold_fails", "r", miss, miss, 1.0)]
+    assert too_many_failures(one_bad) is None  # 1 of 11 is under a tenth: excluded, not fatal
+    two_bad = [*one_bad, Check("y", "environment", "r", None, None, 1.0)]
+    assert too_many_failures(two_bad).task == "x"
+
+
+def test_templates_spread_over_repair_kinds():
+    code = "def f(a, b):\n    if a < b and True:\n        return a + 2\n    return a - b\n"
+    kinds = [_kind(search, replace) for search, replace in variants(code)[:5]]
+    assert kinds == ["comparison", "arithmetic", "logic", "boolean", "constant"]
+
+
+def _kind(search, replace):
+    changed = {a for a, b in zip(search.split(), replace.split(), strict=False) if a != b} or set(search.split()) - set(replace.split())
+    token = changed.pop()
+    for kind, tokens in (("comparison", "< > <= >= == !="), ("arithmetic", "+ - * /"), ("logic", "and or not"),
+                         ("boolean", "True False")):
+        if token.rstrip(":") in tokens.split():
+            return kind
+    return "constant"

@@ -6,9 +6,10 @@ import textwrap
 
 import pytest
 
+from gen09_core.entities import module_name
 from gen09_core.mutate.bundle import scan_snapshot
 from gen09_core.mutate.executor import LocalExecutor
-from gen09_core.mutate.issue import forbidden_strings, module_name, write_issue
+from gen09_core.mutate.issue import forbidden_strings, write_issue
 from gen09_core.mutate.profiles import Profile
 from gen09_core.mutate.validate import changed_lines, derive_baseline, judge
 from gen09_core.testrun.jobs import TestEnv, TestJob, TestRun, install_plugin, run_job

@@ -7,6 +7,8 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gen09_core.testrun import outcomes
 from gen09_core.testrun.jobs import TestEnv, TestJob, install_plugin, run_job
@@ -218,3 +220,43 @@ def test_the_runner_kills_what_a_timed_out_test_started(env, tmp_path):
     child = int(pid_file.read_text())
     state = subprocess.run(["ps", "-o", "stat=", "-p", str(child)], capture_output=True, text=True).stdout.strip()
     assert state in ("", "Z"), f"child {child} survived the timeout ({state})"
+
+
+_IDS = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40).map(
+    lambda s: f"tests/test_p.py::test_x[{s}]")
+_PHASE = st.tuples(st.sampled_from(["setup", "call", "teardown"]), st.sampled_from(["passed", "failed", "skipped"]),
+                   st.booleans(), st.booleans())  # when, outcome, subtest, xfail
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(runs=st.dictionaries(_IDS, st.lists(_PHASE, min_size=1, max_size=5), min_size=1, max_size=6),
+       extra=st.lists(_IDS, max_size=2))
+def test_every_consumer_reads_the_same_outcomes(tmp_path_factory, runs, extra):
+    """mutate's judge, the bundle's grader (the shipped script, run standalone) and ab's
+    verdict agree on any record: a task resolves exactly when every expected id passed."""
+    from gen09_core.ab.validate import passed_tests
+    from gen09_core.mutate.validate import derive_baseline, judge
+
+    folder = tmp_path_factory.mktemp("prop")
+    lines = [json.dumps({"kind": "phase", "id": test_id, "when": when, "outcome": outcome,
+                         **({"subtest": "i=1"} if sub and when == "call" else {}), **({"xfail": True} if xf else {})})
+             for test_id, phases in runs.items() for when, outcome, sub, xf in phases]
+    (folder / "outcomes.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    record = outcomes.read(folder / "outcomes.jsonl")
+    expected = set(runs) | set(extra)
+    reward, _ = outcomes.grade(record, expected)
+    spec = folder / "expected.json"
+    spec.write_text(json.dumps({"FAIL_TO_PASS": sorted(expected)[:1], "PASS_TO_PASS": sorted(expected)[1:]}))
+    runner = install_plugin(folder / "runner")
+    script = subprocess.run([sys.executable, "-I", str(runner / "gen09_outcomes.py"), "grade",
+                             str(folder / "outcomes.jsonl"), str(spec)], capture_output=True, text=True)
+    assert script.stdout.strip() == str(reward)
+    assert (passed_tests(folder) >= expected) == (reward == 1)  # ab's reading
+    from gen09_core.testrun.jobs import TestRun
+
+    everything = TestRun("b", "ok", dict.fromkeys(expected, "passed"))
+    base = derive_baseline(everything, everything)
+    verdict = judge(base, TestRun("m", "ok", record.outcomes()), tuple(sorted(expected)), "full")
+    assert (not verdict.fail_to_pass) == (reward == 1)  # mutate's reading
+    for test_id in expected:
+        assert (record.outcome(test_id) == "passed") == (test_id not in verdict.fail_to_pass)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
@@ -32,23 +31,31 @@ import click
 @click.option("--replay", type=click.Path(dir_okay=False, exists=True),
               help="Re-score a recorded run from its cassette, with no network.")
 @click.option("--python", "python", default=None,
-              help="Interpreter with the repositories' test dependencies (default: gen09's own).")
+              help="Interpreter for every task's tests, instead of each task's own environment: a bundle's "
+                   "lock (as gen09 verify), a SWE-bench record's gen09_python, or a venv built from the "
+                   "checkout's detected recipe.")
+@click.option("--timeout", "timeout", type=float, default=None,
+              help="Seconds per candidate validation run (default: 10 s + 3 x the slowest self-check run); "
+                   "a timed-out run's whole process group is killed.")
 @click.option("--workers", type=int, default=2, show_default=True, help="Parallel validations.")
 @click.option("--tolerant", is_flag=True, help="Also measure the tolerant matching tier as an arm.")
 def ab_command(tasks, checkouts, n, k, seed, out, generator, base_url, model, api_key, prices,
-               output_mode, record, replay, python, workers, tolerant):
+               output_mode, record, replay, python, timeout, workers, tolerant):
     """Measure whether the candidate stage earns its place (Spec 09 §7).
 
     TASKS is a `gen09 mutate` run folder (fresh tasks: the held-out sample §7.7 asks for) or
     a SWE-bench-style JSONL with --checkouts. Every arm runs on the identical seeded sample:
     the single greedy shot (baseline), the full candidate stage, and one ablation per
-    mechanism. Writes report.json, report.md and chart.png; exit 0 when the report is
-    written, 2 for bad input, 3 when a tool fails.
+    mechanism. Before any arm runs, every sampled task is checked unchanged (must not
+    resolve) and with its reference fix (must resolve); failing tasks are excluded. Writes
+    report.json, report.md and chart.png; exit 0 when the report is written, 2 for bad
+    input, 3 when a tool fails or more than 10% of the sample fails its self-check (then
+    only self_check.json is written).
     """
     from gen09_core.ab.pipeline import run_ab
 
     summary = run_ab(tasks=tasks, checkouts=checkouts, n=n, k=k, seed=seed, out=out,
                      generator=generator, base_url=base_url, model=model, api_key=api_key,
                      prices=prices, output_mode=output_mode, record=record, replay=replay,
-                     python=python or sys.executable, workers=workers, tolerant=tolerant)
+                     python=python, timeout=timeout, workers=workers, tolerant=tolerant)
     click.echo(json.dumps(summary, indent=2))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gen09_core.ab import arms as arms_module
-from gen09_core.ab import decision, metrics, probe, report
+from gen09_core.ab import decision, metrics, probe, report, selfcheck
 from gen09_core.ab import tasks as task_source
 from gen09_core.ab.run import run_arms
 
@@ -33,19 +33,39 @@ def registry_and_client(generator: str, base_url, model, api_key, prices, record
 
 def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai", base_url=None,
            model=None, api_key=None, prices=None, output_mode="json_schema", record=None, replay=None,
-           python, workers=2, tolerant=False, show_progress=True) -> dict:
-    """Run the whole protocol and write the report into ``out``; return a short summary."""
-    from gen09_core.errors import BadInput
+           python=None, workers=2, tolerant=False, show_progress=True, timeout=None,
+           check_timeout=900.0) -> dict:
+    """Run the whole protocol and write the report into ``out``; return a short summary.
+
+    Before any arm runs, every sampled task is self-checked (``selfcheck``); failing tasks
+    are excluded, and when more than a tenth fail, only the self-check is written and
+    ``EnvironmentFailure`` names the first failure. ``python`` overrides each task's own
+    environment; ``timeout`` (default: derived from the self-check runs) bounds each
+    candidate's test run."""
+    from gen09_core.errors import BadInput, EnvironmentFailure
     from gen09_core.generate import MAX_N, Settings
 
     if not 1 <= n <= MAX_N:
         raise BadInput(f"--n must be between 1 and {MAX_N}, got {n}")
     registry, client = registry_and_client(generator, base_url, model, api_key, prices, record, replay)
-    available = task_source.load(tasks, registry, checkouts)
-    sample = task_source.sample(available, k, seed)
+    available, skipped = task_source.load(tasks, registry, checkouts)
+    drawn = task_source.sample(available, k, seed)
     arm_list = arms_module.arms(n, tolerant)
+    out = Path(out)
     with _progress(show_progress) as tell:
-        results = run_arms(sample, arm_list, client, registry, python, workers, tell,
+        checks, runners = selfcheck.self_check(drawn, python, out / "work", check_timeout, workers, tell)
+        check_section = {"max_failing": selfcheck.MAX_FAILING, "tasks": [c.as_dict() for c in checks],
+                         "failed": sum(c.status != "ok" for c in checks), "skipped_records": skipped}
+        first = selfcheck.too_many_failures(checks)
+        if first is not None:
+            report.write_self_check(out, {"version": 1, "self_check": check_section})
+            raise EnvironmentFailure(
+                f"self-check: {check_section['failed']} of {len(checks)} sampled tasks failed (more than "
+                f"{selfcheck.MAX_FAILING:.0%}), so no numbers are reported; first: {first.task}: "
+                f"[{first.status}] {first.reason} (details in {out / 'self_check.json'})")
+        sample = [t for t in drawn if t.id in runners]
+        run_timeout = timeout or selfcheck.derived_timeout(checks)
+        results = run_arms(sample, arm_list, client, registry, runners, run_timeout, workers, tell,
                            Settings(n=n, output=output_mode))
     per_arm = {a.name: metrics.arm_metrics(results[a.name], a.n) for a in arm_list}
     ablations = {}
@@ -62,8 +82,12 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
         "label": label,
         "generator": label if generator == "template" else generator,
         "n": n,
-        "sample": {"source": str(tasks), "available": len(available), "k": len(sample), "seed": seed,
-                   "tasks": [t.id for t in sample]},
+        "sample": {"source": str(tasks), "available": len(available), "k": len(sample), "drawn": len(drawn),
+                   "seed": seed, "tasks": [t.id for t in sample]},
+        "self_check": check_section,
+        "validation_timeout_sec": run_timeout,
+        "validation_timeout_source": ("--timeout" if timeout
+                                      else "derived: 10 s + 3 x the slowest self-check run"),
         "arms": per_arm,
         "paired_resolve": metrics.paired(results["candidate"], results["baseline"], seed),
         "decision": decision.decide(per_arm["candidate"], per_arm["baseline"]),
@@ -80,10 +104,17 @@ def _task_row(r) -> dict:
     return {"task": r.task, "format": r.format, "generated": r.generated,
             "applied_and_parsed": r.applied_and_parsed, "distinct_valid": r.distinct_valid,
             "selected": r.selected, "resolved": r.resolved, "pass_at_n": r.any_resolved,
-            "forwarded": [{"id": f.id, "votes": f.votes, "resolved": f.verdict.resolved,
-                           "regression_ok": f.verdict.regression_ok} for f in r.forwarded],
+            "forwarded": [_forwarded_row(f) for f in r.forwarded],
             "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens,
             "cost_usd": r.cost_usd, "regenerate": r.regenerate, "note": r.note}
+
+
+def _forwarded_row(f) -> dict:
+    row = {"id": f.id, "votes": f.votes, "resolved": f.verdict.resolved,
+           "regression_ok": f.verdict.regression_ok}
+    if f.verdict.problem:
+        row["problem"] = f.verdict.problem  # the run could not measure: counted as not resolved
+    return row
 
 
 class _progress:

@@ -18,12 +18,39 @@ def write(out: Path, report: dict) -> dict:
     return {k: str(v) for k, v in paths.items()}
 
 
+def write_self_check(out: Path, report: dict) -> str:
+    """Write only the self-check (``self_check.json``) when it stops the run."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "self_check.json"
+    _atomic(path, json.dumps(report, indent=2, sort_keys=True) + "\n")
+    return str(path)
+
+
+def self_check_lines(section: dict) -> list[str]:
+    """The self-check as a markdown table: one row per sampled task."""
+    lines = ["## Self-check (before any arm ran)", "",
+             "Every sampled task ran unchanged (nop: must not resolve) and with its reference fix "
+             f"(gold: must resolve); {section['failed']} of {len(section['tasks'])} failed and were "
+             "excluded.", "",
+             "| task | status | nop resolved | gold resolved | reason |", "|---|---|---|---|---|"]
+    for row in section["tasks"]:
+        nop, gold = row["nop"] or {}, row["gold"] or {}
+        lines.append(f"| {row['task']} | {row['status']} | {nop.get('resolved', '')} | "
+                     f"{gold.get('resolved', '')} | {row['reason'][:160]} |")
+    for record in section.get("skipped_records", []):
+        lines.append(f"| {record['id']} | skipped record | | | {record['reason'][:160]} |")
+    return lines + [""]
+
+
 def markdown(report: dict) -> str:
     """The human summary: arms, decision clauses, ablations, probe."""
     lines = [f"# gen09 A/B report — {report['label']}", ""]
     s = report["sample"]
-    lines += [f"Sample: {s['k']} of {s['available']} tasks from `{s['source']}` (seed {s['seed']}); "
-              f"N = {report['n']}; generator: {report['generator']}.", ""]
+    lines += [f"Sample: {s['k']} of {s['available']} tasks from `{s['source']}` (seed {s['seed']}; "
+              f"{s.get('drawn', s['k'])} drawn, self-check failures excluded); N = {report['n']}; generator: "
+              f"{report['generator']}; validation timeout {report.get('validation_timeout_sec', '?')} s.", ""]
+    if "self_check" in report:
+        lines += self_check_lines(report["self_check"])
     lines += ["| arm | resolve (selected@1) | 95% CI | pass@N | edit-success | mean distinct | "
               "tokens | tokens/resolved | cost |", "|---|---|---|---|---|---|---|---|---|"]
     for name, m in report["arms"].items():

@@ -21,11 +21,12 @@ from gen09_core.ab.validate import validate
 from gen09_core.errors import BadInput
 
 
-def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, python: str,
+def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, runners: dict, timeout: float,
              workers: int = 2, progress=None, settings=None) -> dict[str, list[TaskResult]]:
     """Every arm on every task; ``progress(kind, done, total)`` is told about each step.
-    ``settings`` (``generate.Settings``) fixes output mode and token cap; each arm sets its
-    own N and temperature."""
+    ``runners`` (task id → ``validate.Runner``) say where each task's tests run, each run
+    bounded by ``timeout`` seconds. ``settings`` (``generate.Settings``) fixes output mode
+    and token cap; each arm sets its own N and temperature."""
     from gen09_core import generate, intent
     from gen09_core.pipeline import run_batch
 
@@ -53,8 +54,8 @@ def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, python: s
             jobs.setdefault(_key(task, outcome.applied), (task, outcome.applied))
     verdicts = {}
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {key: pool.submit(validate, task, applied.files, python) for key, (task, applied)
-                   in jobs.items()}
+        futures = {key: pool.submit(validate, task, runners[task.id], applied.files, timeout)
+                   for key, (task, applied) in jobs.items()}
         for number, (key, future) in enumerate(futures.items(), 1):
             verdicts[key] = future.result()
             tell("validate", number, len(futures))

@@ -9,11 +9,11 @@ import json
 import random
 import re
 import tomllib
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from attrs import frozen
 
-from gen09_core.entities import list_entities, match_entity
+from gen09_core.entities import list_entities, match_entity, module_name
 from gen09_core.errors import BadInput
 from gen09_core.models import Span
 from gen09_core.repo import Snapshot
@@ -36,6 +36,8 @@ class Task:
     pass_to_pass: tuple[str, ...]
     bundle: Path | None = None  # Harbor bundle: validated by its own tests/test.sh
     test_patch: str | None = None  # SWE-bench: applied before the tests run
+    gold_patch: str | None = None  # SWE-bench: the reference fix (the self-check's gold run)
+    python: str | None = None  # SWE-bench: this instance's own interpreter (field gen09_python)
 
     def upstream(self, with_requirement: bool = True) -> dict:
         """The upstream-inputs file of stage (a): localization from the task, the issue
@@ -49,19 +51,29 @@ class Task:
         return data
 
 
-def load(source, registry, checkouts=None) -> list[Task]:
-    """Tasks from a ``gen09 mutate`` run folder (or its ``tasks`` folder) or a SWE-bench JSONL."""
+def load(source, registry, checkouts=None) -> tuple[list[Task], list[dict]]:
+    """Tasks from a ``gen09 mutate`` run folder (or its ``tasks`` folder) or a SWE-bench
+    JSONL, and the records that could not be used (``{"id", "reason"}``: a missing checkout,
+    a patch with no source file, ...), which are reported and skipped, never fatal."""
     source = Path(source).resolve()
     if source.is_dir():
         run = source if (source / "instances.jsonl").exists() else source.parent
         if not (run / "instances.jsonl").exists():
             raise BadInput(f"{source}: not a gen09 mutate run folder (no instances.jsonl)")
-        return [_from_bundle(run, record, registry) for record in _jsonl(run / "instances.jsonl")]
+        return [_from_bundle(run, record, registry) for record in _jsonl(run / "instances.jsonl")], []
     if not source.is_file():
         raise BadInput(f"{source}: no such file or folder")
     if checkouts is None:
         raise BadInput("a SWE-bench JSONL needs --checkouts DIR holding one checkout per instance_id")
-    return [_from_swe_bench(record, Path(checkouts).resolve(), registry) for record in _jsonl(source)]
+    tasks, skipped = [], []
+    for record in _jsonl(source):
+        try:
+            tasks.append(_from_swe_bench(record, Path(checkouts).resolve(), registry))
+        except BadInput as exc:
+            skipped.append({"id": str(record.get("instance_id", "?")), "reason": str(exc)})
+    if not tasks:
+        raise BadInput(f"{source}: no usable record (" + "; ".join(s["reason"] for s in skipped[:3]) + ")")
+    return tasks, skipped
 
 
 def sample(tasks: list[Task], k: int, seed: int) -> list[Task]:
@@ -97,25 +109,33 @@ def _from_bundle(run: Path, record: dict, registry) -> Task:
 
 
 def _from_swe_bench(record: dict, checkouts: Path, registry) -> Task:
+    task_id = str(record.get("instance_id", "?"))
     missing = [f for f in SWE_BENCH_FIELDS if f not in record]
     if missing:
-        raise BadInput(f"SWE-bench record {record.get('instance_id', '?')}: missing {', '.join(missing)}")
-    repo = checkouts / record["instance_id"]
+        raise BadInput(f"SWE-bench record {task_id}: missing {', '.join(missing)}")
+    repo = checkouts / task_id
     if not repo.is_dir():
-        raise BadInput(f"no checkout for {record['instance_id']} at {repo}")
-    path, span = _first_hunk(record["patch"])
+        raise BadInput(f"no checkout for {task_id} at {repo}")
+    path, span = source_target(record["patch"], registry)
     text = Snapshot(repo).read(path)
     if text is None or not hasattr(text, "text"):
-        raise BadInput(f"{record['instance_id']}: {path} from the gold patch is not in the checkout")
+        raise BadInput(f"{task_id}: {path} from the gold patch is not in the checkout")
     entities = list_entities(registry, path, text.text) or []
     inside = [e for e in entities if e.span.start <= span.start and span.end <= e.span.end]
     entity = None
     if inside:
         best = min(inside, key=lambda e: e.span.lines)
         span, entity = best.span, _dotted(path, best.name)
-    return Task(record["instance_id"], repo, path, entity, span, record["problem_statement"],
-                tuple(_ids(record["FAIL_TO_PASS"])), tuple(_ids(record["PASS_TO_PASS"])),
-                test_patch=record["test_patch"])
+    try:
+        f2p, p2p = tuple(_ids(record["FAIL_TO_PASS"])), tuple(_ids(record["PASS_TO_PASS"]))
+    except (ValueError, TypeError):
+        raise BadInput(f"{task_id}: FAIL_TO_PASS / PASS_TO_PASS are neither lists nor JSON lists") from None
+    if not f2p:
+        raise BadInput(f"{task_id}: FAIL_TO_PASS is empty")
+    python = record.get("gen09_python")
+    return Task(task_id, repo, path, entity, span, record["problem_statement"], f2p, p2p,
+                test_patch=record["test_patch"], gold_patch=record["patch"],
+                python=str(python) if python else None)
 
 
 def _locate(registry, repo: Path, path: str, name: str) -> tuple[Span, str]:
@@ -128,19 +148,27 @@ def _locate(registry, repo: Path, path: str, name: str) -> tuple[Span, str]:
 
 
 def _dotted(path: str, name: str) -> str:
-    module = PurePosixPath(path).with_suffix("")
-    parts = module.parts[:-1] if module.name == "__init__" else module.parts
-    return ".".join((*parts, name))
+    return f"{module_name(path)}.{name}"
 
 
-def _first_hunk(patch: str) -> tuple[str, Span]:
-    """The first file a unified diff changes and the pre-image lines of its first hunk."""
-    file = re.search(r"^--- (?:a/)?(\S+)", patch, re.M)
-    hunk = re.search(r"^@@ -(\d+)(?:,(\d+))? ", patch, re.M)
-    if not file or not hunk:
-        raise BadInput("the gold patch has no file or hunk header")
-    start, count = int(hunk.group(1)), int(hunk.group(2) or 1)
-    return file.group(1), Span(max(start, 1), max(start + count - 1, start, 1))
+_TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_test\.py|conftest\.py)$")
+
+
+def source_target(patch: str, registry) -> tuple[str, Span]:
+    """The first *source* file the gold patch changes — an existing file a language pack
+    serves, not a test, not a changelog, not a new file — and the pre-image lines of its
+    first hunk."""
+    for section in re.split(r"^(?=diff --git |--- )", patch, flags=re.M):
+        old = re.search(r"^--- (?:a/)?(\S+)", section, re.M)
+        hunk = re.search(r"^@@ -(\d+)(?:,(\d+))? ", section, re.M)
+        if not old or not hunk or old.group(1) == "/dev/null":
+            continue
+        path = old.group(1)
+        if registry.language_of(path) is None or _TEST_PATH.search(path):
+            continue
+        start, count = int(hunk.group(1)), int(hunk.group(2) or 1)
+        return path, Span(max(start, 1), max(start + count - 1, start, 1))
+    raise BadInput("the gold patch changes no existing source file a language pack serves")
 
 
 def _ids(value) -> list[str]:

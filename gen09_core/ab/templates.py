@@ -10,6 +10,13 @@ from __future__ import annotations
 import io
 import tokenize
 
+KINDS = {  # repair kind of each token the templates rewrite
+    "comparison": ("<", ">", "<=", ">=", "==", "!=", "is"),
+    "arithmetic": ("+", "-", "*", "/", "//", "%", "+=", "-="),
+    "logic": ("and", "or", "not"),
+    "boolean": ("True", "False"),
+}
+_KIND_OF = {tok: kind for kind, toks in KINDS.items() for tok in toks}
 SWAPS = {
     "<": ("<=", ">=", ">"), ">": (">=", "<=", "<"), "<=": ("<", ">", ">="), ">=": (">", "<", "<="),
     "==": ("!=",), "!=": ("==",), "+": ("-",), "-": ("+",), "*": ("/", "//"), "/": ("*", "//"),
@@ -19,10 +26,13 @@ SWAPS = {
 
 
 def variants(code: str) -> list[tuple[str, str]]:
-    """Candidate ``(search, replace)`` line rewrites of ``code``, most plausible first: one
-    operator or constant changed per candidate, the search block being the whole line."""
+    """Candidate ``(search, replace)`` line rewrites of ``code``: one operator, boolean or
+    constant changed per candidate, the search block being the whole line. The order
+    spreads over the repair kinds (comparison, arithmetic, logic, boolean, constant): the
+    first candidates are each kind's most plausible rewrite, then each kind's second, and
+    so on, so N candidates reach N kinds before spending two on one."""
     lines = code.splitlines(keepends=True)
-    found: list[tuple[int, str, str]] = []
+    by_kind: dict[str, list[tuple[str, str]]] = {kind: [] for kind in (*KINDS, "constant")}
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
     except (tokenize.TokenError, SyntaxError, IndentationError):
@@ -36,20 +46,21 @@ def variants(code: str) -> list[tuple[str, str]]:
         if tok.string == "is" and after.lstrip().startswith("not "):
             continue  # "is not" is undone by dropping the "not" (below)
         if tok.type in (tokenize.OP, tokenize.NAME) and tok.string in SWAPS:
-            rank = 0 if tok.type == tokenize.OP else 1
             for alt in SWAPS[tok.string]:
-                found.append((rank, line, before + alt + after))
+                by_kind[_KIND_OF[tok.string]].append((line, before + alt + after))
         elif tok.type == tokenize.NUMBER and tok.string.isdigit():
             value = int(tok.string)
             for alt in (value + 1, value - 1):
                 if alt >= 0:
-                    found.append((2, line, before + str(alt) + after))
+                    by_kind["constant"].append((line, before + str(alt) + after))
         elif tok.type == tokenize.NAME and tok.string == "not":
-            found.append((1, line, before + after.lstrip()))
-    found.sort(key=lambda item: item[0])
+            by_kind["logic"].append((line, before + after.lstrip()))
     seen, result = set(), []
-    for _, search, replace in found:
-        if (search, replace) not in seen and lines.count(search) == 1:
-            seen.add((search, replace))
-            result.append((search, replace))
+    for rank in range(max(len(found) for found in by_kind.values())):
+        for found in by_kind.values():
+            if rank < len(found):
+                pair = found[rank]
+                if pair not in seen and lines.count(pair[0]) == 1:
+                    seen.add(pair)
+                    result.append(pair)
     return result

@@ -1,83 +1,159 @@
 """Downstream validation of one candidate: its files written into a fresh copy of the task's
-repository, then the task's FAIL_TO_PASS and PASS_TO_PASS tests run — through the bundle's own
-verifier (``tests/test.sh``) or, for SWE-bench tasks, pytest on the listed ids."""
+repository, then the task's FAIL_TO_PASS and PASS_TO_PASS tests run, and their outcomes read
+by gen09's one outcome reader.
+
+Where the tests run (a :class:`Runner`, prepared once per task):
+
+- a ``gen09 mutate`` bundle: its own verifier (``tests/test.sh``), in a venv rebuilt from
+  the bundle's lock exactly as ``gen09 verify`` does (or ``--python``);
+- a SWE-bench instance: pytest on the listed ids, through gen09's plugin, over a prepared
+  copy of the checkout with ``test_patch`` applied (and a second copy with the gold
+  ``patch`` too, for the self-check). The interpreter is ``--python``, else the record's
+  ``gen09_python``, else a venv built from the checkout's detected recipe; the checkout's
+  import roots come first on ``PYTHONPATH``, so a ``src/`` layout works and an editable
+  install of the original checkout never shadows the copy under test.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
-from attrs import frozen
+from attrs import field, frozen
 
 from gen09_core.ab.tasks import Task
-from gen09_core.errors import EnvironmentFailure
+from gen09_core.errors import BadInput
 from gen09_core.testrun import outcomes
-from gen09_core.testrun.jobs import install_plugin
-from gen09_core.testrun.process import clean_env, run_limited
+from gen09_core.testrun.jobs import TestEnv, TestJob, install_plugin, run_job
 
 
 @frozen
 class Verdict:
-    """Whether a candidate resolves the task, and whether it keeps the regression tests
-    (PASS_TO_PASS) green — the only signal selection may use."""
+    """Whether a candidate resolves the task, whether it keeps the regression tests
+    (PASS_TO_PASS) green — the only signal selection may use — and, when the runner could
+    not measure (a timeout, a crash, a collection error, ids that were never reported),
+    why: ``problem``. ``not_passed`` lists the expected ids that did not pass."""
 
     resolved: bool
     regression_ok: bool
     seconds: float
+    problem: str = ""
+    not_passed: tuple[str, ...] = ()
+    tail: str = ""
 
 
-def validate(task: Task, files, python: str, timeout: float = 900.0) -> Verdict:
-    """Run the task's tests against the repository with ``files`` (``ChangedFile``s) written."""
-    import time
+@frozen
+class Runner:
+    """How one task's tests run: the interpreter and where it came from; for SWE-bench
+    tasks the pytest environment and the prepared base (checkout + test_patch) and gold
+    (base + patch) folders."""
 
-    start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="gen09-ab-") as tmp:
-        app, logs = Path(tmp, "app"), Path(tmp, "logs")
-        shutil.copytree(task.repo, app, symlinks=True)
-        logs.mkdir()
-        for changed in files:
-            target = app / changed.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(changed.new_bytes())
-        if task.bundle is not None:
-            _run_bundle(task.bundle, app, logs, python, timeout)
+    python: str
+    source: str
+    test_env: TestEnv | None = None
+    base: Path | None = None
+    gold: Path | None = None
+    notes: tuple[str, ...] = field(factory=tuple)
+
+
+def prepare_runner(task: Task, python: str | None, work: Path) -> Runner:
+    """The runner of ``task``; ``BadInput`` when a patch does not apply,
+    ``EnvironmentFailure`` when its environment cannot be built."""
+    if task.bundle is not None:
+        from gen09_core.mutate.verify import bundle_python
+
+        found, source = bundle_python(task.bundle, python)
+        return Runner(found, source)
+    folder = Path(work) / _safe(task.id)
+    shutil.rmtree(folder, ignore_errors=True)
+    base, gold = folder / "base", folder / "gold"
+    shutil.copytree(task.repo, base, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    _apply(base, task.test_patch, f"{task.id}: test_patch")
+    shutil.copytree(base, gold, symlinks=True)
+    _apply(gold, task.gold_patch, f"{task.id}: patch")
+    return _pytest_runner(task, python, folder, base, gold)
+
+
+def _pytest_runner(task: Task, python: str | None, folder: Path, base: Path, gold: Path) -> Runner:
+    from gen09_core.testrun.detect import detect
+    from gen09_core.testrun.venv import READY, build_from_recipe, cache_root, capture
+
+    recipe = detect(base)
+    if python or task.python:
+        chosen = python or task.python
+        interpreter = str(Path(chosen).absolute()) if "/" in chosen else shutil.which(chosen)
+        if not interpreter or not Path(interpreter).exists():
+            raise BadInput(f"{task.id}: no such interpreter {chosen}")
+        lock = capture(interpreter, recipe, require=("pytest",))
+        source, venv = ("--python" if python else "gen09_python"), None
+    else:
+        key = hashlib.sha256(f"{task.id}\0{sorted(recipe.provenance)}".encode()).hexdigest()[:16]
+        venv = cache_root() / "ab-envs" / key
+        project = folder / "install"
+        shutil.copytree(base, project, symlinks=True)
+        if (venv / READY).exists():
+            lock = capture(str(venv / "bin" / "python"), recipe, require=("pytest",))
         else:
-            _run_pytest(task, app, logs, python, timeout)
-        wanted = set(task.fail_to_pass) | set(task.pass_to_pass)
-        passed = passed_tests(logs)
-    return Verdict(wanted <= passed, set(task.pass_to_pass) <= passed, time.perf_counter() - start)
+            lock = build_from_recipe(recipe, venv, project)
+            (venv / READY).write_text("ok\n")
+        interpreter, source = str(venv / "bin" / "python"), f"detected ({recipe.summary()})"
+    test_env = TestEnv(interpreter, str(install_plugin(folder / "plugins")), str(venv) if venv else None,
+                       recipe.pythonpath, lock.plugins, (), recipe.addopts)
+    return Runner(interpreter, source, test_env, base, gold, recipe.notes)
 
 
-def _run_bundle(bundle: Path, app: Path, logs: Path, python: str, timeout: float) -> None:
-    env = clean_env(GEN09_APP_DIR=str(app), GEN09_TESTS_DIR=str(bundle / "tests"), GEN09_LOG_DIR=str(logs),
-                    GEN09_PYTHON=python)
-    _run(["bash", str(bundle / "tests" / "test.sh")], app, env, timeout, logs)
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[:120]
 
 
-def _run_pytest(task: Task, app: Path, logs: Path, python: str, timeout: float) -> None:
-    if task.test_patch:
-        done = subprocess.run(["git", "apply", "-"], input=task.test_patch, text=True, cwd=app,
-                              capture_output=True, check=False)
-        if done.returncode != 0:
-            raise EnvironmentFailure(f"{task.id}: test_patch does not apply: {done.stderr.strip()[:300]}")
-    ids = sorted(set(task.fail_to_pass) | set(task.pass_to_pass))
-    runner = install_plugin(logs / "runner")
-    select = logs / "tests.txt"
-    select.write_text("".join(t + "\n" for t in ids), encoding="utf-8")
-    files = logs / "files.txt"
-    files.write_text("".join(f + "\n" for f in sorted({t.split("::", 1)[0] for t in ids})), encoding="utf-8")
-    env = clean_env(PYTHONPATH=f"{app}:{runner}", GEN09_OUTCOMES=str(logs / "outcomes.jsonl"),
-                    GEN09_SELECT=str(select))
-    _run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "gen09_pytest",
-          "--continue-on-collection-errors", f"--rootdir={app}", f"@{files}"], app, env, timeout, logs)
+def _apply(folder: Path, patch: str | None, what: str) -> None:
+    if not patch:
+        return
+    done = subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], input=patch, text=True, cwd=folder,
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        raise BadInput(f"{what} does not apply: {done.stderr.strip()[:300]}")
 
 
-def _run(cmd, cwd, env, timeout, logs) -> None:
-    done = run_limited(cmd, cwd, env, timeout, logs / "runner-output.txt")
-    if done.status == "error":
-        raise EnvironmentFailure(done.output)
+def validate(task: Task, runner: Runner, files, timeout: float = 900.0, gold: bool = False) -> Verdict:
+    """Run the task's tests with ``files`` (``ChangedFile``s) written — or, with ``gold``,
+    with the reference fix — and judge them by the outcome reader."""
+    start = time.perf_counter()
+    expected = set(task.fail_to_pass) | set(task.pass_to_pass)
+    with tempfile.TemporaryDirectory(prefix="gen09-ab-") as tmp:
+        run = _run_bundle if task.bundle is not None else _run_pytest
+        found, status, first_error, output = run(task, runner, files, Path(tmp), timeout, gold)
+    passed = {t for t, outcome in found.items() if outcome == outcomes.PASSED}
+    not_passed = tuple(sorted(expected - passed))
+    missing = sorted(t for t in not_passed if t not in found)
+    problem = ""
+    if status != "ok":
+        problem = f"{status}: {output[-300:]}"
+    elif first_error:
+        problem = f"collection error: {first_error}"
+    elif missing:
+        problem = f"{len(missing)} expected test id(s) never reported, e.g. {missing[0]}"
+    return Verdict(expected <= passed, set(task.pass_to_pass) <= passed, time.perf_counter() - start,
+                   problem, not_passed, output if (not_passed or problem) else "")
+
+
+def _run_bundle(task, runner, files, tmp: Path, timeout, gold):
+    from gen09_core.mutate.verify import run_trial
+
+    trial = run_trial(task.bundle, tmp, runner.python, gold, timeout, files)
+    return trial.record.outcomes(), trial.status, trial.record.first_problem(), trial.output
+
+
+def _run_pytest(task, runner, files, tmp: Path, timeout, gold):
+    changed = {f.path: f.new_bytes().decode("utf-8") for f in files}
+    ids = tuple(sorted(set(task.fail_to_pass) | set(task.pass_to_pass)))
+    job = TestJob("run", str(runner.gold if gold else runner.base), str(tmp), changed, ids, False, timeout)
+    run = run_job(runner.test_env, job)
+    return run.outcomes, run.status, run.problem, run.detail
 
 
 def passed_tests(logs: Path) -> set[str]:

@@ -142,10 +142,11 @@ def _print_summary(summary: dict, out: Path) -> None:
                    "fresh venv built from each bundle's own environment lock (cached per lock).")
 @click.option("--timeout", "timeout_sec", type=float, default=900.0, show_default=True,
               help="Seconds per test.sh run; the whole process group is killed after it.")
+@click.option("--workers", type=int, default=2, show_default=True, help="Bundles verified at once.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--record", type=click.Path(dir_okay=False, path_type=Path),
               help="Append one JSON line per bundle to this file.")
-def verify_command(bundles, python, timeout_sec, as_json, record):
+def verify_command(bundles, python, timeout_sec, workers, as_json, record):
     """Run each Harbor bundle's verifier locally, without Docker, in the environment the
     bundle ships: nop (reward must be 0) and oracle after solution/solve.sh (reward must
     be 1).
@@ -161,10 +162,17 @@ def verify_command(bundles, python, timeout_sec, as_json, record):
     if not found:
         raise BadInput("no Harbor bundle (task.toml + tests/test.sh + environment/repo) found in "
                        + ", ".join(map(str, bundles)))
-    results = []
-    for number, bundle in enumerate(found, 1):
-        click.echo(f"gen09 verify: [{number}/{len(found)}] {bundle.name}", err=True)
-        results.append(verify_bundle(bundle, python, timeout_sec))
+    from gen09_core.mutate.executor import LocalExecutor
+
+    if workers < 1:
+        raise BadInput(f"--workers must be at least 1, got {workers}")
+    by_bundle = {}
+    jobs = [(bundle, python, timeout_sec) for bundle in found]
+    for number, result in enumerate(LocalExecutor(workers).run(lambda job: verify_bundle(*job), jobs), 1):
+        click.echo(f"gen09 verify: [{number}/{len(found)}] {Path(result.bundle).name}: "
+                   f"{'ok' if result.ok else 'FAILED'}", err=True)
+        by_bundle[result.bundle] = result
+    results = [by_bundle[str(Path(b).resolve())] for b in found]
     if record:
         with open(record, "a", encoding="utf-8") as handle:
             for r in results:

@@ -21,16 +21,6 @@ _WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
 
 
-def module_name(path: str) -> str:
-    """``shop/pricing.py`` → ``shop.pricing``; ``pkg/__init__.py`` → ``pkg``."""
-    parts = list(PurePosixPath(path).with_suffix("").parts)
-    if parts and parts[-1] == "__init__":
-        parts.pop()
-    if parts and parts[0] == "src":
-        parts.pop(0)
-    return ".".join(parts) or path
-
-
 def forbidden_strings(tests: list[str], diff: str) -> list[str]:
     """What must never appear: test names and files, and the changed lines of the diff."""
     out = set()

@@ -9,6 +9,7 @@ itself is never modified (its tests folder is read, not written).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -17,7 +18,9 @@ from pathlib import Path
 
 from attrs import frozen
 
+from gen09_core.errors import EnvironmentFailure
 from gen09_core.mutate.bundle import check_task_hash
+from gen09_core.testrun import outcomes
 from gen09_core.testrun.process import clean_env, run_limited, tail
 from gen09_core.testrun.venv import LOCK_NAME, Lock, cached_env
 
@@ -103,33 +106,62 @@ def verify_bundle(bundle: Path, python: str | None = None, timeout_sec: float = 
                     source)
 
 
-def _trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: float):
-    """One trial: ``(reward or None, what went wrong with the tail of the test output)``."""
+@frozen
+class Trial:
+    """One run of a bundle's verifier: the reward (None when none was written), the
+    outcome record, how the run ended (``ok``, ``timeout``, ``crash``: the test session did
+    not finish, ``solve_failed``) and the tail of the test output."""
+
+    reward: float | None
+    record: outcomes.Record
+    status: str
+    output: str
+
+
+def run_trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: float, files=()) -> Trial:
+    """Copy the bundle's snapshot to ``root/app``, write ``files`` (``ChangedFile``s) over it,
+    run ``solution/solve.sh`` when ``oracle``, then ``tests/test.sh`` with its paths redirected
+    into ``root``."""
+    bundle = Path(bundle)
     app, logs = root / "app", root / "logs"
     shutil.copytree(bundle / "environment" / "repo", app, symlinks=True)
     logs.mkdir(parents=True)
+    for changed in files:
+        target = app / changed.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(changed.new_bytes())
     env = clean_env(GEN09_APP_DIR=str(app), GEN09_TESTS_DIR=str(bundle / "tests"), GEN09_LOG_DIR=str(logs),
                     GEN09_PYTHON=python)
-    kind = "oracle" if oracle else "nop"
     if oracle:
         done = run_limited(["bash", str(bundle / "solution" / "solve.sh")], root, env, timeout_sec,
                            root / "solve-output.txt")
         if done.status != "ok" or done.returncode != 0:
-            return None, f"{kind}: solve.sh {done.status} (exit {done.returncode}): {done.output[-300:]}"
+            return Trial(None, outcomes.Record(), "solve_failed",
+                         f"solve.sh {done.status} (exit {done.returncode}): {done.output[-300:]}")
     done = run_limited(["bash", str(bundle / "tests" / "test.sh")], root, env, timeout_sec,
                        root / "test-sh-output.txt")
-    output = logs / "test-output.txt"
-    shown = tail(output.read_text(encoding="utf-8", errors="replace"), 8, 800) if output.exists() else ""
-    if done.status == "timeout":
-        return None, f"{kind}: timed out after {timeout_sec:g}s; {shown}"
-    reward_file = logs / "reward.txt"
-    if not reward_file.exists():
-        return None, f"{kind}: no reward.txt; {shown}"
-    text = reward_file.read_text().strip()
-    try:
-        return float(text), f"{kind}: reward {text}; test output: {shown}"
-    except ValueError:
-        return None, f"{kind}: reward.txt is not a number: {text[:50]!r}; {shown}"
+    if done.status == "error":
+        raise EnvironmentFailure(done.output)
+    log = logs / "test-output.txt"
+    output = tail(log.read_text(encoding="utf-8", errors="replace"), 8, 800) if log.exists() else done.output
+    record = outcomes.read(logs / "outcomes.jsonl")
+    status = "timeout" if done.status == "timeout" else ("ok" if record.finished else "crash")
+    reward = None
+    if done.status == "ok" and (logs / "reward.txt").exists():
+        with contextlib.suppress(ValueError):
+            reward = float((logs / "reward.txt").read_text().strip())
+    return Trial(reward, record, status, output)
+
+
+def _trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: float):
+    """One trial: ``(reward or None, what went wrong with the tail of the test output)``."""
+    kind = "oracle" if oracle else "nop"
+    trial = run_trial(bundle, root, python, oracle, timeout_sec)
+    if trial.status == "timeout":
+        return None, f"{kind}: timed out after {timeout_sec:g}s; {trial.output}"
+    if trial.reward is None:
+        return None, f"{kind}: {trial.status}, no reward; {trial.output}"
+    return trial.reward, f"{kind}: reward {trial.reward:g}; test output: {trial.output}"
 
 
 def find_bundles(paths) -> list[Path]:

@@ -151,9 +151,11 @@ def build_from_recipe(recipe: PythonRecipe, venv: Path, project_dir: Path, insta
     return capture(python, recipe, plugins)
 
 
-def capture(python: str, recipe: PythonRecipe, plugins: tuple | None = None) -> Lock:
-    """Record what the venv of ``python`` holds; the pytest plugins to load are its
-    ``pytest11`` entry points minus those gen09 never loads (or ``plugins`` when given)."""
+def capture(python: str, recipe: PythonRecipe, plugins: tuple | None = None,
+            require: tuple = RUNNER_PACKAGES) -> Lock:
+    """Record what the environment of ``python`` holds; the pytest plugins to load are its
+    ``pytest11`` entry points minus those gen09 never loads (or ``plugins`` when given).
+    ``EnvironmentFailure`` when it lacks a package of ``require``."""
     done = subprocess.run([python, "-c", _CAPTURE], capture_output=True, text=True, env=clean_env(),
                           cwd=Path(python).parent)  # not this cwd: -c puts it on sys.path
     if done.returncode != 0:
@@ -170,7 +172,7 @@ def capture(python: str, recipe: PythonRecipe, plugins: tuple | None = None) -> 
             packages.append(f"{name} @ {direct['url']}")
         else:
             packages.append(f"{name}=={version}")
-    missing = [p for p in RUNNER_PACKAGES if p not in {n.lower() for n, _, _ in data["dists"]}]
+    missing = [p for p in require if p not in {n.lower() for n, _, _ in data["dists"]}]
     if missing:
         raise EnvironmentFailure(f"the test environment lacks {', '.join(missing)}")
     required = {re.split(r"[<>=!~ ;\[]", r, maxsplit=1)[0].lower() for r in recipe.required_plugins}

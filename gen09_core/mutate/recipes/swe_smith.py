@@ -471,8 +471,9 @@ class _Run:
         return {mid: accepted[mid] for mid in ordered}
 
     def _export(self, files, baseline, mutants, accepted) -> list[dict]:
+        from gen09_core.entities import module_name
         from gen09_core.mutate.bundle import BundleSettings, TaskSpec, entity_block, export, instance_record
-        from gen09_core.mutate.issue import module_name, write_issue
+        from gen09_core.mutate.issue import write_issue
 
         tasks_dir = self.out / "tasks"
         tasks_dir.mkdir(parents=True, exist_ok=True)
