@@ -102,15 +102,22 @@ def _representation(registry, batch: CandidateBatch) -> Representation:
 
 
 def unified_diff(applied: Applied) -> str:
-    """The candidate as a unified diff (``a/`` and ``b/`` prefixes, git style). Only the
-    changed middle of each file (plus context) goes through difflib."""
+    r"""The candidate as a unified diff (``a/`` and ``b/`` prefixes, git style) that
+    ``git apply`` and ``patch -p1`` apply to the original bytes: lines split on ``\n`` only,
+    a BOM kept on the first line, ``\\ No newline at end of file`` where due, a
+    ``diff --git`` header per file and ``new file mode`` for a created one (so an empty
+    file is created too). Only the changed middle of each file (plus context) goes through difflib."""
     chunks = []
     for changed in applied.files:
-        old = changed.old_text.splitlines(keepends=True)
-        new = changed.new_text.splitlines(keepends=True)
+        bom = "\ufeff"
+        old = _lines(bom * bool(changed.original and changed.original.bom) + changed.old_text)
+        new = _lines(bom * changed.bom + changed.new_text)
         head, tail = common_ends(old, new)
         lo = max(head - DIFF_CONTEXT, 0)
         cut = max(tail - DIFF_CONTEXT, 0)
+        chunks.append(f"diff --git a/{changed.path} b/{changed.path}\n")
+        if changed.original is None:
+            chunks.append("new file mode 100644\n")
         source = f"a/{changed.path}" if changed.original else "/dev/null"
         lines = difflib.unified_diff(old[lo:len(old) - cut], new[lo:len(new) - cut], source,
                                      f"b/{changed.path}", n=DIFF_CONTEXT)
@@ -119,6 +126,14 @@ def unified_diff(applied: Applied) -> str:
                 line = _shift_hunk(line, lo)
             chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(chunks)
+
+
+def _lines(text: str) -> list[str]:
+    r"""``text`` split after each ``\n`` only (``str.splitlines`` also splits on ``\r``,
+    ``\f``, ``\v``, U+0085, U+2028, ... which diff tools treat as ordinary characters)."""
+    lines = text.split("\n")
+    last = lines.pop()
+    return [line + "\n" for line in lines] + ([last] if last else [])
 
 
 DIFF_CONTEXT = 3

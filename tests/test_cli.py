@@ -30,7 +30,7 @@ def test_example_shows_every_outcome_and_leaves_the_repo_untouched(calc_repo):
         "unused-import": ("rejected", "lint_error"),
     }
     fix = report["candidates"][0]
-    assert fix["diff"].startswith("--- a/calc/ops.py\n+++ b/calc/ops.py\n")
+    assert fix["diff"].startswith("diff --git a/calc/ops.py b/calc/ops.py\n--- a/calc/ops.py\n+++ b/calc/ops.py\n")
     assert "+    return a + b\n" in fix["diff"] and fix["digest"].startswith("sha256:")
     assert report["candidates"][1]["duplicate_of"] == "fix"
     assert report["summary"] == {"total": 9, "valid": 2, "duplicate": 1, "rejected": 6,
