@@ -3,7 +3,10 @@ usage, 3 an environment or tool failure."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -13,15 +16,40 @@ from gen09_core.errors import BadInput, Gen09Error
 
 
 class Gen09Group(click.Group):
-    """A group that turns ``Gen09Error`` into one message on stderr and its exit code."""
+    """A group that turns ``Gen09Error`` into one message on stderr and its exit code, and
+    an OS failure that reached it (e.g. stdout on a full device) into exit 3."""
 
     def invoke(self, ctx):
-        """Run the command; map gen09 errors to exit codes without a traceback."""
+        """Run the command; map failures to exit codes without a traceback."""
         try:
             return super().invoke(ctx)
         except Gen09Error as exc:
-            click.echo(f"gen09: error: {exc}", err=True)
+            _say(f"gen09: error: {exc}")
             ctx.exit(exc.exit_code)
+        except OSError as exc:
+            where = f": {exc.filename}" if exc.filename else ""
+            if _in_echo(exc):
+                where = " (writing the output)"
+                with contextlib.suppress(OSError, ValueError, AttributeError):  # nothing more to lose
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            _say(f"gen09: error: {exc.strerror or exc}{where}")
+            ctx.exit(3)
+
+
+def _say(message: str) -> None:
+    """One line on stderr, even when stderr itself is broken."""
+    with contextlib.suppress(OSError, ValueError):
+        click.echo(" ".join(message.split("\n")), err=True)
+
+
+def _in_echo(exc: BaseException) -> bool:
+    """True when ``exc`` was raised while printing (``click.echo``)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "echo":
+            return True
+        tb = tb.tb_next
+    return False
 
 
 @click.group(cls=Gen09Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -58,8 +86,11 @@ def apply_command(candidates, repo, as_json, write_id, hard_lint, tolerant):
     from gen09_core.candidates import load
     from gen09_core.pipeline import report_json, run_batch
 
-    batch = load(candidates)
     codes = tuple(c.strip() for c in hard_lint.split(",") if c.strip())
+    for code in codes:
+        if not re.fullmatch(r"[A-Z]+[0-9]*", code):
+            raise BadInput(f"--hard-lint: {code!r} is not a lint code (like F821)")
+    batch = load(candidates)
     if write_id is not None and write_id not in {c.id for c in batch.candidates}:
         raise BadInput(f"--write {write_id}: no candidate has that id")
     report = run_batch(batch, repo, hard_lint=codes, tolerant=tolerant)

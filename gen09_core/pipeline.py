@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from pathlib import Path
 
 from gen09_core import represent
 from gen09_core.apply import apply_candidate, common_ends, line_offsets
@@ -21,7 +20,7 @@ from gen09_core.errors import BadInput
 from gen09_core.gate import DEFAULT_HARD_LINT, gate
 from gen09_core.models import Applied, CandidateBatch, Outcome, Report, Representation, Target
 from gen09_core.plugins import default_registry
-from gen09_core.repo import Snapshot
+from gen09_core.repo import Snapshot, repo_root
 
 
 def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD_LINT,
@@ -30,9 +29,7 @@ def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD
     The repository is only read. ``tolerant`` opts in to the tolerant matching tier. A
     candidate the gate rejects keeps its ``applied`` files in the outcome."""
     registry = registry or default_registry()
-    repo = Path(repo)
-    if not repo.is_dir():
-        raise BadInput(f"{repo}: repository folder does not exist")
+    repo = repo_root(repo)
     ids = [c.id for c in batch.candidates]
     if len(set(ids)) != len(ids):
         raise BadInput("candidate ids must be unique within a batch")
