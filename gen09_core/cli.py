@@ -7,17 +7,19 @@ import contextlib
 import json
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
 import click
 
-from gen09_core.errors import BadInput, Gen09Error
+from gen09_core.errors import BadInput, Gen09Error, Interrupted
 
 
 class Gen09Group(click.Group):
-    """A group that turns ``Gen09Error`` into one message on stderr and its exit code, and
-    an OS failure that reached it (e.g. stdout on a full device) into exit 3."""
+    """A group that turns ``Gen09Error`` into one message on stderr and its exit code, an
+    OS failure that reached it (e.g. stdout on a full device) into exit 3, and a signal into
+    one message, then death by that signal."""
 
     def invoke(self, ctx):
         """Run the command; map failures to exit codes without a traceback."""
@@ -34,6 +36,13 @@ class Gen09Group(click.Group):
                     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             _say(f"gen09: error: {exc.strerror or exc}{where}")
             ctx.exit(3)
+        except (Interrupted, KeyboardInterrupt) as exc:
+            signum = getattr(exc, "signum", signal.SIGINT)
+            detail = getattr(exc, "detail", None)
+            _say(f"gen09: interrupted by {signal.Signals(signum).name}" + (f": {detail}" if detail else ""))
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            raise
 
 
 def _say(message: str) -> None:
@@ -69,7 +78,9 @@ def main():
               show_default=True, help="Repository the edits apply to.")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report (contract v1).")
 @click.option("--write", "write_id", metavar="ID",
-              help="Write this valid candidate to the repository (atomic, rolled back on failure).")
+              help="Write this valid candidate to the repository: all its files or none, even "
+                   "across SIGTERM/SIGKILL (journaled, locked, rolled back on failure).")
+@click.option("--force", is_flag=True, help="With --write, also replace read-only files.")
 @click.option("--hard-lint", default=",".join(("F821", "F401")), show_default=True,
               help="Comma-separated lint codes that reject a candidate when it introduces them "
                    "('' disables hard lint).")
@@ -77,7 +88,7 @@ def main():
               help="When a search block has no exact match, also accept a unique whole-line match "
                    "differing only in indentation shift and trailing whitespace (recorded as "
                    "match_tier: tolerant).")
-def apply_command(candidates, repo, as_json, write_id, hard_lint, tolerant):
+def apply_command(candidates, repo, as_json, write_id, force, hard_lint, tolerant):
     """Apply, gate and deduplicate the candidates in CANDIDATES.json ('-' for stdin).
 
     Exit status: 0 when at least one candidate is valid (and written, with --write);
@@ -105,9 +116,9 @@ def apply_command(candidates, repo, as_json, write_id, hard_lint, tolerant):
             why = outcome.rejection.detail if outcome.rejection else f"duplicate of {outcome.duplicate_of}"
             click.echo(f"gen09: not written: {write_id} is {outcome.status} ({why})", err=True)
             sys.exit(1)
-        from gen09_core.repo import write_atomically
+        from gen09_core.write import write_files
 
-        write_atomically(repo, outcome.applied.files)
+        write_files(repo, outcome.applied.files, force=force)
         click.echo(f"gen09: wrote {write_id}: " + ", ".join(f.path for f in outcome.applied.files),
                    err=True)
     sys.exit(0 if summary["valid"] else 1)

@@ -1,18 +1,17 @@
-"""The repository on disk: safe paths, a read-only snapshot, and atomic writes with rollback."""
+"""The repository on disk: safe paths and a read-only snapshot (writes: ``gen09_core.write``)."""
 
 from __future__ import annotations
 
-import os
+import contextlib
 import re
-import tempfile
 from pathlib import Path, PurePosixPath
 
 from gen09_core.errors import BadInput, EnvironmentFailure
-from gen09_core.models import ChangedFile, Rejection, SourceFile
+from gen09_core.models import Rejection, SourceFile
 
 BOM = b"\xef\xbb\xbf"
 MAX_FILE_BYTES = 8 * 1024 * 1024
-RESERVED = {".git", ".gen09"}  # git's own folder; and a name kept for gen09 itself
+RESERVED = {".git", ".gen09"}  # git's own folder; gen09's write journal outside git
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -49,14 +48,38 @@ def resolve(root: Path, rel: str) -> Path | Rejection:
     return path
 
 
+def journal_dir(root: Path) -> Path:
+    """The write-journal folder of the repository at ``root`` (``gen09_core.journal``)."""
+    dot_git = root / ".git"
+    if dot_git.is_file():
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            line = dot_git.read_text(encoding="utf-8").split("\n")[0]
+            if line.startswith("gitdir:"):
+                return (root / line[len("gitdir:"):].strip()) / "gen09"
+    return dot_git / "gen09" if dot_git.is_dir() else root / ".gen09"
+
+
+def pending(root: Path) -> bool:
+    """True when an interrupted (or running) ``--write`` left its journal in ``root``."""
+    try:
+        return journal_dir(root).exists()
+    except OSError:
+        return False  # an unreadable repository: reading it fails with its own message
+
+
 class Snapshot:
-    """The pre-generation state of the files candidates touch, read once and cached."""
+    """The pre-generation state of the files candidates touch, read once and cached.
+    Opening one first completes any interrupted ``--write`` of the repository."""
 
     def __init__(self, root: Path):
         self.root = Path(root)
         self._resolved = self.root.resolve()
         self._files: dict[str, SourceFile | Rejection | None] = {}
         self._real: dict[str, str] = {}
+        if pending(self._resolved):
+            from gen09_core.journal import recover
+
+            recover(self._resolved)
 
     def read(self, rel: str) -> SourceFile | Rejection | None:
         """The decoded file, None when it does not exist, or a rejection (outside the repo,
@@ -115,45 +138,3 @@ def why(exc: BaseException) -> str:
     """A one-line reason for an OS-level failure (``No space left on device``)."""
     text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     return text.split("\n")[0] or type(exc).__name__
-
-
-def write_atomically(root: Path, files: tuple[ChangedFile, ...]) -> None:
-    """Write every file or none: each lands via a temp file + ``os.replace``; a file that
-    changed on disk since the snapshot, or any failure, restores everything already written."""
-    root = Path(root)
-    done: list[tuple[Path, bytes | None]] = []
-    try:
-        for changed in files:
-            path = resolve(root, changed.path)
-            if isinstance(path, Rejection):
-                raise EnvironmentFailure(path.detail)
-            before = path.read_bytes() if path.exists() else None
-            expected = changed.original.encode() if changed.original else None
-            if before != expected:
-                raise EnvironmentFailure(f"{changed.path} changed on disk since it was read")
-            _replace(path, changed.new_bytes())
-            done.append((path, before))
-    except BaseException as exc:
-        for path, before in reversed(done):
-            if before is None:
-                path.unlink(missing_ok=True)
-            else:
-                _replace(path, before)
-        if isinstance(exc, OSError):
-            raise EnvironmentFailure(f"write failed and was rolled back: {exc}") from None
-        raise
-
-
-def _replace(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".gen09")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
