@@ -38,7 +38,18 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import CACHE, RESULTS, ROOT, fetch_sdist, machine, median_ms, spread_ms, timed
+from common import (
+    CACHE,
+    ROOT,
+    add_wait_idle,
+    fetch_sdist,
+    machine,
+    median_ms,
+    save_results,
+    spread_ms,
+    timed,
+    wait_idle,
+)
 
 from gen09_core.apply import apply_candidate
 from gen09_core.candidates import SCHEMA, parse
@@ -525,14 +536,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--quick", action="store_true", help="3 repetitions, 5 cold runs")
     ap.add_argument("--only", choices=("gate", "cold"), help="run one of the two benchmarks")
-    ap.add_argument("--wait-idle", type=float, default=180, metavar="SECONDS",
-                    help="wait up to this long for the 1-minute load average to drop below "
-                         "half the CPU count before measuring (0: do not wait)")
+    add_wait_idle(ap)
     args = ap.parse_args(argv)
-    deadline = time.monotonic() + args.wait_idle
-    while os.getloadavg()[0] >= (os.cpu_count() or 1) / 2 and time.monotonic() < deadline:
-        print(f"waiting for an idle machine (load {os.getloadavg()[0]:.2f})", file=sys.stderr)
-        time.sleep(15)
+    wait_idle(args.wait_idle)
     if args.quick:
         args.reps, args.cold_runs = 3, 5
     repo = fetch_sdist("boltons", BOLTONS_VERSION)
@@ -568,10 +574,7 @@ def main(argv=None) -> int:
         print("top-level imports of cold gen09 apply (cumulative µs, -X importtime):")
         for item in results["imports"]["top_cumulative"]:
             print(f"  {item['cumulative_us']:>8}  {item['module']}")
-    RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / time.strftime("bench-gate-%Y%m%dT%H%M%SZ.json", time.gmtime())
-    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {out.relative_to(ROOT)}")
+    save_results(results, "bench-gate")
     return 0
 
 

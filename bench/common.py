@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import statistics
@@ -45,6 +46,29 @@ def fetch_sdist(name: str, version: str) -> Path:
     if not folder.is_dir():
         raise SystemExit(f"{archive} did not unpack to {folder}")
     return folder
+
+
+def add_wait_idle(parser) -> None:
+    """The ``--wait-idle SECONDS`` option of every benchmark."""
+    parser.add_argument("--wait-idle", type=float, default=180, metavar="SECONDS",
+                        help="wait up to this long for the 1-minute load average to drop below "
+                             "half the CPU count before measuring (0: do not wait)")
+
+
+def wait_idle(seconds: float) -> None:
+    """Wait up to ``seconds`` for the 1-minute load average to fall below half the CPUs."""
+    deadline = time.monotonic() + seconds
+    while os.getloadavg()[0] >= (os.cpu_count() or 1) / 2 and time.monotonic() < deadline:
+        print(f"waiting for an idle machine (load {os.getloadavg()[0]:.2f})", file=sys.stderr)
+        time.sleep(15)
+
+
+def save_results(results: dict, name: str) -> None:
+    """Write ``results`` to ``bench/results/NAME-<UTC time>.json`` and say where."""
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / time.strftime(f"{name}-%Y%m%dT%H%M%SZ.json", time.gmtime())
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {out.relative_to(ROOT)}")
 
 
 def timed(fn, *args):

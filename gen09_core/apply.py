@@ -16,7 +16,7 @@ from gen09_core.models import (
     SourceFile,
     Span,
 )
-from gen09_core.repo import Snapshot
+from gen09_core.repo import MAX_FILE_BYTES, Snapshot
 
 
 @hookimpl(trylast=True)
@@ -78,14 +78,18 @@ def apply_candidate(registry, snapshot: Snapshot, candidate: Candidate, target,
     by_file: dict[str, list[Edit]] = {}
     for edit in candidate.edits:
         by_file.setdefault(edit.file, []).append(edit)
-    changed, tiers = [], []
+    changed, tiers, named = [], [], {}
     for path, edits in by_file.items():
         source = snapshot.read(path)
         if isinstance(source, Rejection):
             return source
+        real = snapshot.real(path)  # what --write will write: symlinks resolved
+        if real in named:
+            return _reject("aliased_file", f"{named[real]} and {path} are the same file ({real})")
+        named[real] = path
         if source is None:
             if len(edits) == 1 and edits[0].whole_file:
-                changed.append(ChangedFile(path, None, edits[0].content))
+                changed.append(ChangedFile(real, None, edits[0].content))
                 tiers.append("whole_file")
                 continue
             return _reject("file_missing", f"{path} does not exist in the repository")
@@ -96,9 +100,13 @@ def apply_candidate(registry, snapshot: Snapshot, candidate: Candidate, target,
             return result
         tiers += result.tiers
         if result.text != source.text:
-            changed.append(ChangedFile(path, source, result.text, source.bom))
+            changed.append(ChangedFile(real, source, result.text, source.bom))
     if not changed:
         return _reject("no_change", "the candidate leaves every file byte-identical")
+    for file in changed:
+        if len(file.new_text) > MAX_FILE_BYTES // 4 and len(file.new_bytes()) > MAX_FILE_BYTES:
+            return _reject("too_large", f"{file.path} would be larger than the {MAX_FILE_BYTES}-byte "
+                           "file limit")
     return Applied(candidate, tuple(changed), tuple(tiers))
 
 
@@ -214,7 +222,7 @@ def _line(text: str, offset: int) -> int:
 
 def _near_miss(text: str, search: str) -> str:
     """A hint for a missed block: where its first line occurs, ignoring indentation."""
-    first = next((ln.strip() for ln in search.splitlines() if ln.strip()), "")
+    first = next((ln.strip() for ln in search.split("\n") if ln.strip()), "")
     lines = [n for n, ln in enumerate(text.split("\n"), 1) if first and ln.strip() == first]
     if not lines:
         return ""

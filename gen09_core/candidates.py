@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 
 from gen09_core.errors import BadInput
@@ -92,7 +93,7 @@ def _target(raw, source) -> Target | None:
         span = Span(start, end)
     if span is not None and "file" not in raw:
         raise BadInput(f"{source}: $.target.span needs $.target.file")
-    file = _posix(raw["file"]) if "file" in raw else None
+    file = _posix(raw["file"], f"{source}: $.target.file") if "file" in raw else None
     return Target(file, span, raw.get("entity"))
 
 
@@ -101,9 +102,20 @@ def _edit(file: str, record: dict, where: str) -> Edit:
     if shape not in ({"search", "replace"}, {"content"}):
         raise BadInput(f"{where}: needs search + replace, or content (has "
                        f"{', '.join(sorted(shape)) or 'neither'})")
-    return Edit(_posix(file), record.get("search"), record.get("replace"), record.get("content"))
+    return Edit(_posix(file, f"{where}.file"), record.get("search"), record.get("replace"),
+                record.get("content"))
 
 
-def _posix(path: str) -> str:
-    """``./a//b.py`` → ``a/b.py``; ``..`` and absolute paths are kept for the safety check."""
+def _posix(path: str, where: str) -> str:
+    """``./a//b.py`` → ``a/b.py``; ``..`` and absolute paths are kept for the safety check.
+    A path no file system can hold (a control character, a name over 255 bytes) is
+    ``BadInput``."""
+    if _CONTROL.search(path):
+        raise BadInput(f"{where}: the path {path!r} contains a control character")
+    if any(len(part.encode("utf-8")) > 255 for part in path.split("/")) or len(path) > 4000:
+        raise BadInput(f"{where}: the path {path[:60]!r}... is too long (a name over 255 bytes, "
+                       "or over 4000 characters in all)")
     return str(PurePosixPath(path)) if path else path
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")

@@ -3,25 +3,62 @@ usage, 3 an environment or tool failure."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
+import signal
 import sys
 from pathlib import Path
 
 import click
 
-from gen09_core.errors import BadInput, Gen09Error
+from gen09_core.errors import BadInput, Gen09Error, Interrupted
 
 
 class Gen09Group(click.Group):
-    """A group that turns ``Gen09Error`` into one message on stderr and its exit code."""
+    """A group that turns ``Gen09Error`` into one message on stderr and its exit code, an
+    OS failure that reached it (e.g. stdout on a full device) into exit 3, and a signal into
+    one message, then death by that signal."""
 
     def invoke(self, ctx):
-        """Run the command; map gen09 errors to exit codes without a traceback."""
+        """Run the command; map failures to exit codes without a traceback."""
         try:
             return super().invoke(ctx)
         except Gen09Error as exc:
-            click.echo(f"gen09: error: {exc}", err=True)
+            _say(f"gen09: error: {exc}")
             ctx.exit(exc.exit_code)
+        except OSError as exc:
+            where = f": {exc.filename}" if exc.filename else ""
+            if _in_echo(exc):
+                where = " (writing the output)"
+                with contextlib.suppress(OSError, ValueError, AttributeError):  # nothing more to lose
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            _say(f"gen09: error: {exc.strerror or exc}{where}")
+            ctx.exit(3)
+        except (Interrupted, KeyboardInterrupt) as exc:
+            signum = getattr(exc, "signum", signal.SIGINT)
+            detail = getattr(exc, "detail", None)
+            _say(f"gen09: interrupted by {signal.Signals(signum).name}" + (f": {detail}" if detail else ""))
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            raise
+
+
+def _say(message: str) -> None:
+    """One line on stderr, even when stderr itself is broken."""
+    with contextlib.suppress(OSError, ValueError):
+        click.echo(" ".join(message.split("\n")), err=True)
+
+
+def _in_echo(exc: BaseException) -> bool:
+    """True when ``exc`` was raised while printing (``click.echo``)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "echo":
+            return True
+        tb = tb.tb_next
+    return False
 
 
 @click.group(cls=Gen09Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -41,7 +78,9 @@ def main():
               show_default=True, help="Repository the edits apply to.")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report (contract v1).")
 @click.option("--write", "write_id", metavar="ID",
-              help="Write this valid candidate to the repository (atomic, rolled back on failure).")
+              help="Write this valid candidate to the repository: all its files or none, even "
+                   "across SIGTERM/SIGKILL (journaled, locked, rolled back on failure).")
+@click.option("--force", is_flag=True, help="With --write, also replace read-only files.")
 @click.option("--hard-lint", default=",".join(("F821", "F401")), show_default=True,
               help="Comma-separated lint codes that reject a candidate when it introduces them "
                    "('' disables hard lint).")
@@ -49,7 +88,7 @@ def main():
               help="When a search block has no exact match, also accept a unique whole-line match "
                    "differing only in indentation shift and trailing whitespace (recorded as "
                    "match_tier: tolerant).")
-def apply_command(candidates, repo, as_json, write_id, hard_lint, tolerant):
+def apply_command(candidates, repo, as_json, write_id, force, hard_lint, tolerant):
     """Apply, gate and deduplicate the candidates in CANDIDATES.json ('-' for stdin).
 
     Exit status: 0 when at least one candidate is valid (and written, with --write);
@@ -58,8 +97,11 @@ def apply_command(candidates, repo, as_json, write_id, hard_lint, tolerant):
     from gen09_core.candidates import load
     from gen09_core.pipeline import report_json, run_batch
 
-    batch = load(candidates)
     codes = tuple(c.strip() for c in hard_lint.split(",") if c.strip())
+    for code in codes:
+        if not re.fullmatch(r"[A-Z]+[0-9]*", code):
+            raise BadInput(f"--hard-lint: {code!r} is not a lint code (like F821)")
+    batch = load(candidates)
     if write_id is not None and write_id not in {c.id for c in batch.candidates}:
         raise BadInput(f"--write {write_id}: no candidate has that id")
     report = run_batch(batch, repo, hard_lint=codes, tolerant=tolerant)
@@ -74,9 +116,9 @@ def apply_command(candidates, repo, as_json, write_id, hard_lint, tolerant):
             why = outcome.rejection.detail if outcome.rejection else f"duplicate of {outcome.duplicate_of}"
             click.echo(f"gen09: not written: {write_id} is {outcome.status} ({why})", err=True)
             sys.exit(1)
-        from gen09_core.repo import write_atomically
+        from gen09_core.write import write_files
 
-        write_atomically(repo, outcome.applied.files)
+        write_files(repo, outcome.applied.files, force=force)
         click.echo(f"gen09: wrote {write_id}: " + ", ".join(f.path for f in outcome.applied.files),
                    err=True)
     sys.exit(0 if summary["valid"] else 1)

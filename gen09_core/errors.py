@@ -23,3 +23,13 @@ class EnvironmentFailure(Gen09Error):
     """A tool or the machine failed (exit 3): a linter missing, a write that could not land."""
 
     exit_code = 3
+
+
+class Interrupted(BaseException):
+    """SIGTERM, SIGINT or SIGHUP arrived during ``--write``; ``detail`` says what became of
+    the write. A BaseException, so no ``except Exception`` swallows it."""
+
+    def __init__(self, signum: int, detail: str = "nothing was written"):
+        super().__init__(signum, detail)
+        self.signum = signum
+        self.detail = detail

@@ -389,6 +389,11 @@ def parse_text(content: str, fmt: str) -> list[dict]:
 
 
 def _checked(record: dict, fmt: str, where: str) -> dict:
+    for value in record.values():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ParseFailure(f"malformed block: {where} holds a lone surrogate") from None
     if fmt == "search_replace" and not record["search"]:
         raise ParseFailure(f"malformed block: {where} has an empty search")
     if fmt == "whole_file" and not record["content"]:

@@ -147,7 +147,7 @@ class PriceTable:
             return cls()
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise BadInput(f"price table {path}: {exc}") from None
         if not isinstance(data, dict):
             raise BadInput(f"price table {path}: expected an object of model → prices")
@@ -224,26 +224,34 @@ class Cassette:
     def append(self, entry: dict) -> None:
         """Add one recorded call at the end of the file."""
         try:
+            line = json.dumps(entry, sort_keys=True, ensure_ascii=False)
+            line.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate in an answer: keep it as an escape
+            line = json.dumps(entry, sort_keys=True)
+        try:
             with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(entry, sort_keys=True, ensure_ascii=False) + "\n")
+                fh.write(line + "\n")
         except OSError as exc:
             raise EnvironmentFailure(f"cassette {self.path}: {exc}") from None
 
     def entries(self) -> list[dict]:
-        """All recorded calls, validated once."""
+        """All recorded calls, validated once; a damaged cassette is ``BadInput``."""
         if self._entries is None:
-            if not self.path.is_file():
-                raise BadInput(f"cassette {self.path}: no such file")
+            try:
+                text = self.path.read_bytes().decode("utf-8")
+            except FileNotFoundError:
+                raise BadInput(f"cassette {self.path}: no such file") from None
+            except (OSError, UnicodeDecodeError) as exc:
+                raise BadInput(f"cassette {self.path}: cannot read it ({exc})") from None
             entries = []
-            for number, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
+            for number, line in enumerate(text.split("\n"), 1):
                 if not line.strip():
                     continue
                 try:
                     entry = json.loads(line)
-                except ValueError as exc:
+                except (ValueError, RecursionError) as exc:
                     raise BadInput(f"cassette {self.path} line {number}: {exc}") from None
-                if not isinstance(entry, dict) or entry.get("version") != CASSETTE_VERSION \
-                        or "key" not in entry or "request" not in entry:
+                if not _is_record(entry):
                     raise BadInput(f"cassette {self.path} line {number}: not a version "
                                    f"{CASSETTE_VERSION} call record")
                 entries.append(entry)
@@ -346,6 +354,16 @@ class ModelClient:
             raise EnvironmentFailure(entry["error"] + " [replayed]")
         return self._finish(role, body, key, entry["response"], entry["latency_ms"],
                             entry["attempts"], None)
+
+
+def _is_record(entry) -> bool:
+    """A call record as ``ModelClient`` writes it: the fields replay reads, well typed."""
+    return (isinstance(entry, dict) and entry.get("version") == CASSETTE_VERSION
+            and isinstance(entry.get("key"), str) and isinstance(entry.get("request"), dict)
+            and isinstance(entry.get("response"), dict | None)
+            and isinstance(entry.get("error"), str | None)
+            and (entry.get("response") is not None or entry.get("error") is not None)
+            and _count(entry.get("latency_ms")) is not None and _count(entry.get("attempts")) is not None)
 
 
 def _count(value) -> int | None:

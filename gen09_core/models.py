@@ -7,10 +7,11 @@ from attrs import field, frozen
 
 @frozen
 class Span:
-    """An inclusive, 1-based line range ``[start, end]``."""
+    """An inclusive, 1-based line range ``[start, end]``. JSON's ``5.0`` is the integer 5
+    (as JSON Schema has it)."""
 
-    start: int
-    end: int
+    start: int = field(converter=int)
+    end: int = field(converter=int)
 
     def __attrs_post_init__(self):
         if not 1 <= self.start <= self.end:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from pathlib import Path
 
 from gen09_core import represent
 from gen09_core.apply import apply_candidate, common_ends, line_offsets
@@ -21,7 +20,7 @@ from gen09_core.errors import BadInput
 from gen09_core.gate import DEFAULT_HARD_LINT, gate
 from gen09_core.models import Applied, CandidateBatch, Outcome, Report, Representation, Target
 from gen09_core.plugins import default_registry
-from gen09_core.repo import Snapshot
+from gen09_core.repo import Snapshot, repo_root
 
 
 def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD_LINT,
@@ -30,9 +29,7 @@ def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD
     The repository is only read. ``tolerant`` opts in to the tolerant matching tier. A
     candidate the gate rejects keeps its ``applied`` files in the outcome."""
     registry = registry or default_registry()
-    repo = Path(repo)
-    if not repo.is_dir():
-        raise BadInput(f"{repo}: repository folder does not exist")
+    repo = repo_root(repo)
     ids = [c.id for c in batch.candidates]
     if len(set(ids)) != len(ids):
         raise BadInput("candidate ids must be unique within a batch")
@@ -102,15 +99,22 @@ def _representation(registry, batch: CandidateBatch) -> Representation:
 
 
 def unified_diff(applied: Applied) -> str:
-    """The candidate as a unified diff (``a/`` and ``b/`` prefixes, git style). Only the
-    changed middle of each file (plus context) goes through difflib."""
+    r"""The candidate as a unified diff (``a/`` and ``b/`` prefixes, git style) that
+    ``git apply`` and ``patch -p1`` apply to the original bytes: lines split on ``\n`` only,
+    a BOM kept on the first line, ``\\ No newline at end of file`` where due, a
+    ``diff --git`` header per file and ``new file mode`` for a created one (so an empty
+    file is created too). Only the changed middle of each file (plus context) goes through difflib."""
     chunks = []
     for changed in applied.files:
-        old = changed.old_text.splitlines(keepends=True)
-        new = changed.new_text.splitlines(keepends=True)
+        bom = "\ufeff"
+        old = _lines(bom * bool(changed.original and changed.original.bom) + changed.old_text)
+        new = _lines(bom * changed.bom + changed.new_text)
         head, tail = common_ends(old, new)
         lo = max(head - DIFF_CONTEXT, 0)
         cut = max(tail - DIFF_CONTEXT, 0)
+        chunks.append(f"diff --git a/{changed.path} b/{changed.path}\n")
+        if changed.original is None:
+            chunks.append("new file mode 100644\n")
         source = f"a/{changed.path}" if changed.original else "/dev/null"
         lines = difflib.unified_diff(old[lo:len(old) - cut], new[lo:len(new) - cut], source,
                                      f"b/{changed.path}", n=DIFF_CONTEXT)
@@ -119,6 +123,14 @@ def unified_diff(applied: Applied) -> str:
                 line = _shift_hunk(line, lo)
             chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(chunks)
+
+
+def _lines(text: str) -> list[str]:
+    r"""``text`` split after each ``\n`` only (``str.splitlines`` also splits on ``\r``,
+    ``\f``, ``\v``, U+0085, U+2028, ... which diff tools treat as ordinary characters)."""
+    lines = text.split("\n")
+    last = lines.pop()
+    return [line + "\n" for line in lines] + ([last] if last else [])
 
 
 DIFF_CONTEXT = 3

@@ -1,56 +1,125 @@
-"""The repository on disk: safe paths, a read-only snapshot, and atomic writes with rollback."""
+"""The repository on disk: safe paths and a read-only snapshot (writes: ``gen09_core.write``)."""
 
 from __future__ import annotations
 
-import os
-import tempfile
+import contextlib
+import re
 from pathlib import Path, PurePosixPath
 
-from gen09_core.errors import EnvironmentFailure
-from gen09_core.models import ChangedFile, Rejection, SourceFile
+from gen09_core.errors import BadInput, EnvironmentFailure
+from gen09_core.models import Rejection, SourceFile
 
 BOM = b"\xef\xbb\xbf"
 MAX_FILE_BYTES = 8 * 1024 * 1024
+RESERVED = {".git", ".gen09"}  # git's own folder; gen09's write journal outside git
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def repo_root(repo) -> Path:
+    """The resolved repository folder; ``BadInput`` when it is not an existing folder."""
+    try:
+        root = Path(repo).resolve()
+        if root.is_dir():
+            return root
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise BadInput(f"{repo}: not a usable repository folder ({why(exc)})") from None
+    raise BadInput(f"{repo}: repository folder does not exist")
 
 
 def resolve(root: Path, rel: str) -> Path | Rejection:
-    """The absolute path of repo-relative POSIX path ``rel``, or a ``path_outside_repo``
-    rejection when it is absolute, climbs with ``..`` or leaves the repo through a symlink."""
+    """The absolute real path of repo-relative POSIX path ``rel``, or a ``path_outside_repo``
+    rejection when it is absolute (also ``C:``-style), climbs with ``..``, leaves the repo
+    through a symlink or enters ``.git`` / ``.gen09``. ``BadInput`` when it cannot be
+    resolved at all (a symlink loop)."""
     pure = PurePosixPath(rel)
-    if not rel or pure.is_absolute() or "\\" in rel or ".." in pure.parts or rel.startswith("~"):
+    if (not rel or pure.is_absolute() or "\\" in rel or ".." in pure.parts or rel.startswith("~")
+            or _DRIVE.match(rel)):
         return Rejection("apply", "path_outside_repo", f"{rel!r} is not a repo-relative path")
-    root = root.resolve()
-    path = (root / pure).resolve()
+    root = Path(root).resolve()
+    try:
+        path = (root / pure).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise BadInput(f"{rel}: the path cannot be resolved ({why(exc)})") from None
     if not path.is_relative_to(root):
         return Rejection("apply", "path_outside_repo", f"{rel!r} resolves outside the repository")
+    if RESERVED & {part.casefold() for part in path.relative_to(root).parts}:
+        return Rejection("apply", "path_outside_repo", f"{rel!r} is inside .git or .gen09, "
+                         "which candidates may not touch")
     return path
 
 
+def journal_dir(root: Path) -> Path:
+    """The write-journal folder of the repository at ``root`` (``gen09_core.journal``)."""
+    dot_git = root / ".git"
+    if dot_git.is_file():
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            line = dot_git.read_text(encoding="utf-8").split("\n")[0]
+            if line.startswith("gitdir:"):
+                return (root / line[len("gitdir:"):].strip()) / "gen09"
+    return dot_git / "gen09" if dot_git.is_dir() else root / ".gen09"
+
+
+def pending(root: Path) -> bool:
+    """True when an interrupted (or running) ``--write`` left its journal in ``root``."""
+    try:
+        return journal_dir(root).exists()
+    except OSError:
+        return False  # an unreadable repository: reading it fails with its own message
+
+
 class Snapshot:
-    """The pre-generation state of the files candidates touch, read once and cached."""
+    """The pre-generation state of the files candidates touch, read once and cached.
+    Opening one first completes any interrupted ``--write`` of the repository."""
 
     def __init__(self, root: Path):
         self.root = Path(root)
+        self._resolved = self.root.resolve()
         self._files: dict[str, SourceFile | Rejection | None] = {}
+        self._real: dict[str, str] = {}
+        if pending(self._resolved):
+            from gen09_core.journal import recover
+
+            recover(self._resolved)
 
     def read(self, rel: str) -> SourceFile | Rejection | None:
         """The decoded file, None when it does not exist, or a rejection (outside the repo,
-        not a regular file, binary or undecodable)."""
+        not a regular file, binary or undecodable). An unreadable file or folder is an
+        ``EnvironmentFailure``."""
         if rel not in self._files:
-            self._files[rel] = self._load(rel)
+            try:
+                self._files[rel] = self._load(rel)
+            except OSError as exc:
+                raise EnvironmentFailure(f"cannot read {rel} in {self.root}: {why(exc)}") from None
         return self._files[rel]
+
+    def real(self, rel: str) -> str:
+        """The repo-relative path of the real file ``rel`` names (symlinks resolved); call
+        after ``read`` returned no rejection."""
+        return self._real[rel]
 
     def _load(self, rel: str) -> SourceFile | Rejection | None:
         path = resolve(self.root, rel)
         if isinstance(path, Rejection):
             return path
+        self._real[rel] = path.relative_to(self._resolved).as_posix()
         if not path.exists():
-            return None
+            return _creatable(rel, path)
         if not path.is_file():
             return Rejection("apply", "not_text", f"{rel} is not a regular file")
         if path.stat().st_size > MAX_FILE_BYTES:
             return Rejection("apply", "not_text", f"{rel} is larger than {MAX_FILE_BYTES} bytes")
         return decode(rel, path.read_bytes())
+
+
+def _creatable(rel: str, path: Path) -> Rejection | None:
+    """None when ``path`` could be created: its nearest existing ancestor is a folder."""
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return Rejection("apply", "parent_not_directory",
+                         f"{rel}: {parent.name} is an existing file, not a folder")
+    return None
 
 
 def decode(rel: str, raw: bytes) -> SourceFile | Rejection:
@@ -65,43 +134,7 @@ def decode(rel: str, raw: bytes) -> SourceFile | Rejection:
     return SourceFile(rel, text, bom)
 
 
-def write_atomically(root: Path, files: tuple[ChangedFile, ...]) -> None:
-    """Write every file or none: each lands via a temp file + ``os.replace``; a file that
-    changed on disk since the snapshot, or any failure, restores everything already written."""
-    root = Path(root)
-    done: list[tuple[Path, bytes | None]] = []
-    try:
-        for changed in files:
-            path = resolve(root, changed.path)
-            if isinstance(path, Rejection):
-                raise EnvironmentFailure(path.detail)
-            before = path.read_bytes() if path.exists() else None
-            expected = changed.original.encode() if changed.original else None
-            if before != expected:
-                raise EnvironmentFailure(f"{changed.path} changed on disk since it was read")
-            _replace(path, changed.new_bytes())
-            done.append((path, before))
-    except BaseException as exc:
-        for path, before in reversed(done):
-            if before is None:
-                path.unlink(missing_ok=True)
-            else:
-                _replace(path, before)
-        if isinstance(exc, OSError):
-            raise EnvironmentFailure(f"write failed and was rolled back: {exc}") from None
-        raise
-
-
-def _replace(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".gen09")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def why(exc: BaseException) -> str:
+    """A one-line reason for an OS-level failure (``No space left on device``)."""
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return text.split("\n")[0] or type(exc).__name__

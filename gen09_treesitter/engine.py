@@ -185,22 +185,32 @@ def findings(tree) -> list[Finding]:
 
 
 def strip_comments(grammar: Grammar, text: str) -> str:
-    """``text`` with every comment node cut out. A comment between two tokens on one line
-    leaves one space, so ``a/*x*/b`` stays two tokens."""
+    """``text`` with every comment node cut out, together with the blanks that set it apart
+    (those on its left, else those on its right), so ``a + b /* c */;`` becomes ``a + b;``
+    and ``f(/* c */ a)`` becomes ``f(a)``. One space is put back where two word characters
+    would otherwise join: ``a/*x*/b`` stays two tokens."""
     data = text.encode("utf-8")
     tree = grammar.parse(data)
-    pieces, at = [], 0
+    out, at = bytearray(), 0
     for node in grammar.nodes(tree, grammar.spec.comments):
         if node.start_byte < at:  # a comment inside a comment
             continue
-        pieces.append(data[at:node.start_byte])
-        before = data[node.start_byte - 1:node.start_byte] if node.start_byte else b"\n"
-        after = data[node.end_byte:node.end_byte + 1] or b"\n"
-        if not (before.isspace() or after.isspace()):
-            pieces.append(b" ")
+        before = data[at:node.start_byte]
+        kept = before.rstrip(b" \t")
         at = node.end_byte
-    pieces.append(data[at:])
-    return b"".join(pieces).decode("utf-8")
+        if len(kept) == len(before):
+            while data[at:at + 1] in (b" ", b"\t"):
+                at += 1
+        out += kept
+        if _word(out[-1:]) and _word(data[at:at + 1]):
+            out += b" "
+    out += data[at:]
+    return out.decode("utf-8")
+
+
+def _word(char: bytes) -> bool:
+    """True for a letter, digit, ``_``, ``$`` or a byte of a non-ASCII character."""
+    return bool(char) and (char.isalnum() or char in b"_$" or char[0] >= 0x80)
 
 
 def entities(grammar: Grammar, text: str, path: str | None = None) -> list[Entity]:

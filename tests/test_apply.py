@@ -155,3 +155,32 @@ def test_a_batch_built_in_code_with_repeated_ids_is_refused(registry, repo):
     twice = Candidate("c", (Edit("m.py", "def f", "def h"),))
     with pytest.raises(BadInput, match="unique"):
         run_batch(CandidateBatch((twice, twice)), repo, registry)
+
+
+def test_a_new_file_under_an_existing_file_is_rejected(registry, repo):
+    result = run(registry, repo, Edit("m.py/new.py", content="X = 1\n"))
+    assert reason(result) == "parent_not_directory" and "m.py" in result.detail
+    assert reason(run(registry, repo, Edit("m.py/a/b.py", content="X = 1\n"))) == "parent_not_directory"
+
+
+def test_one_file_reached_through_a_symlink_and_its_target_is_rejected(registry, repo):
+    os.symlink("m.py", repo / "link.py")
+    result = run(registry, repo, Edit("m.py", "def f", "def h"), Edit("link.py", "def g", "def k"))
+    assert reason(result) == "aliased_file" and "m.py" in result.detail
+    through_link = run(registry, repo, Edit("link.py", "def g", "def k"))
+    assert [f.path for f in through_link.files] == ["m.py"]  # what --write writes, and the diff names
+
+
+@pytest.mark.parametrize("path", ["C:/x.py", "c:x.py", "D:\\x.py", ".git/config", "sub/.GIT/hooks/pre-commit",
+                                  ".gen09/journal.json"])
+def test_drive_paths_and_git_internals_are_outside_the_repo(registry, repo, path):
+    assert reason(run(registry, repo, Edit(path, content="x\n"))) == "path_outside_repo"
+
+
+def test_a_result_over_the_file_limit_is_rejected(registry, repo):
+    from gen09_core.repo import MAX_FILE_BYTES
+
+    big = "é" * (MAX_FILE_BYTES // 2 + 1)  # 2 bytes each in UTF-8
+    assert reason(run(registry, repo, Edit("m.py", "x = 1\n    return x\n\n\ndef g", big))) == "too_large"
+    assert reason(run(registry, repo, Edit("new.txt", content=big))) == "too_large"
+    assert isinstance(run(registry, repo, Edit("new.txt", content="é" * (MAX_FILE_BYTES // 2))), Applied)

@@ -1,4 +1,8 @@
+import hashlib
 import json
+import os
+import subprocess
+import sys
 
 import jsonschema
 import pytest
@@ -30,7 +34,7 @@ def test_example_shows_every_outcome_and_leaves_the_repo_untouched(calc_repo):
         "unused-import": ("rejected", "lint_error"),
     }
     fix = report["candidates"][0]
-    assert fix["diff"].startswith("--- a/calc/ops.py\n+++ b/calc/ops.py\n")
+    assert fix["diff"].startswith("diff --git a/calc/ops.py b/calc/ops.py\n--- a/calc/ops.py\n+++ b/calc/ops.py\n")
     assert "+    return a + b\n" in fix["diff"] and fix["digest"].startswith("sha256:")
     assert report["candidates"][1]["duplicate_of"] == "fix"
     assert report["summary"] == {"total": 9, "valid": 2, "duplicate": 1, "rejected": 6,
@@ -69,7 +73,8 @@ def test_write_rolls_back_when_a_file_changed_since_the_snapshot(calc_repo, regi
     from gen09_core.apply import apply_candidate
     from gen09_core.errors import EnvironmentFailure
     from gen09_core.models import Candidate, Edit
-    from gen09_core.repo import Snapshot, write_atomically
+    from gen09_core.repo import Snapshot
+    from gen09_core.write import write_files
 
     snap = Snapshot(calc_repo)
     applied = apply_candidate(registry, snap, Candidate("c", (
@@ -77,8 +82,8 @@ def test_write_rolls_back_when_a_file_changed_since_the_snapshot(calc_repo, regi
         Edit("calc/shapes.py", '"""Area helpers."""', '"""Areas."""'))), None)
     (calc_repo / "calc/shapes.py").write_text("changed by someone else\n")
     before = tree_bytes(calc_repo)
-    with pytest.raises(EnvironmentFailure, match="changed on disk"):
-        write_atomically(calc_repo, applied.files)
+    with pytest.raises(EnvironmentFailure, match="calc/shapes.py changed on disk"):
+        write_files(calc_repo, applied.files)
     assert tree_bytes(calc_repo) == before
 
 
@@ -169,3 +174,47 @@ def test_schema_is_valid_json_schema_and_accepts_the_example():
 def test_help_explains():
     result = run_gen09("apply", "--help")
     assert result.returncode == 0 and "--write" in result.stdout and "Exit status" in result.stdout
+
+
+def _write_new_file(calc_repo, tmp_path, umask):
+    path = tmp_path / "new.json"
+    path.write_text(json.dumps({"version": 1, "candidates": [
+        {"id": "n", "edits": [{"file": "calc/extra/new.py", "content": "X = 1\n"}]}]}))
+    return subprocess.run([sys.executable, "-m", "gen09_core", "apply", str(path), "--repo", str(calc_repo),
+                           "--write", "n"], capture_output=True, text=True, preexec_fn=lambda: os.umask(umask))
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_a_written_new_file_gets_0666_minus_the_umask(calc_repo, tmp_path, umask, mode):
+    assert _write_new_file(calc_repo, tmp_path, umask).returncode == 0
+    assert (calc_repo / "calc/extra/new.py").stat().st_mode & 0o777 == mode
+
+
+def test_a_read_only_target_is_exit_3_unless_forced(calc_repo):
+    (calc_repo / "calc/ops.py").chmod(0o444)
+    before = tree_bytes(calc_repo)
+    result = run_gen09("apply", CANDIDATES, "--repo", calc_repo, "--write", "fix")
+    assert result.returncode == 3 and "calc/ops.py is read-only (mode 444)" in result.stderr
+    assert tree_bytes(calc_repo) == before
+    result = run_gen09("apply", CANDIDATES, "--repo", calc_repo, "--write", "fix", "--force")
+    assert result.returncode == 0, result.stderr
+    assert b"return a + b\n" in (calc_repo / "calc/ops.py").read_bytes()
+    assert (calc_repo / "calc/ops.py").stat().st_mode & 0o777 == 0o444
+
+
+def test_a_write_leaves_no_journal_and_a_kill_leaves_one_the_next_command_rolls_back(calc_repo):
+    """The journal that a SIGKILLed write leaves is found and rolled back by the next command."""
+    from gen09_core.journal import begin, journal_dir
+
+    assert run_gen09("apply", CANDIDATES, "--repo", calc_repo, "--write", "fix").returncode == 0
+    assert not journal_dir(calc_repo.resolve()).exists() and not (calc_repo / ".gen09").exists()
+    before = (calc_repo / "calc/ops.py").read_bytes()
+    folder = journal_dir(calc_repo.resolve())  # as a write killed just after its first rename
+    begin(calc_repo, folder, [{"path": "calc/ops.py", "tmp": "calc/.ops.py.x.gen09", "mode": 0o644,
+                               "new_sha256": hashlib.sha256(b"half written\n").hexdigest()}], [before], [])
+    (calc_repo / "calc/.ops.py.x.gen09").write_bytes(b"half written\n")
+    os.replace(calc_repo / "calc/.ops.py.x.gen09", calc_repo / "calc/ops.py")
+    result = run_gen09("apply", CANDIDATES, "--repo", calc_repo)
+    assert result.stderr.startswith("gen09: completed the rollback of an interrupted --write")
+    assert "calc/ops.py: restored" in result.stderr
+    assert (calc_repo / "calc/ops.py").read_bytes() == before and not folder.exists()

@@ -73,3 +73,22 @@ def test_files_no_pack_serves_pass_ungated(registry, calc_repo):
     applied = apply_candidate(registry, snapshot, Candidate("c", (Edit("notes.txt", "hello", "bye"),)), None)
     [result] = gate(registry, [applied])
     assert result.rejection is None and result.ungated == ("notes.txt",)
+
+
+def test_suppression_comments_in_a_candidate_do_not_silence_the_hard_lint(registry, calc_repo):
+    rejections = gated(
+        registry, calc_repo,
+        Edit("calc/ops.py", "return a - b", "return a + c  # noqa"),
+        Edit("calc/ops.py", "return a - b", "return a + c  # noqa: F821"),
+        Edit("calc/ops.py", "import math\n", "import math\nimport os  # noqa: F401\n"),
+        Edit("calc/ops.py", "import math\n", "# ruff: noqa\nimport math\nimport os\n"),
+        Edit("calc/ops.py", "import math\n", "# flake8: noqa\nimport math\nimport os\n"),
+    )
+    assert [r and r.reason for r in rejections] == ["lint_error"] * 5
+    assert "F821" in rejections[1].detail and "F401" in rejections[3].detail
+
+
+def test_a_suppressed_finding_already_in_the_original_does_not_reject(registry, tmp_path):
+    (tmp_path / "m.py").write_text("import os  # noqa: F401\n\n\ndef f():\n    return 1\n")
+    [rej] = gated(registry, tmp_path, Edit("m.py", "return 1", "return 2"))
+    assert rej is None

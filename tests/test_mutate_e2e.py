@@ -62,7 +62,7 @@ def test_instances_have_swe_smith_fields(runs):
                 "problem_statement", "image_name"} <= inst.keys()
         assert inst["FAIL_TO_PASS"] and inst["PASS_TO_PASS"]
         assert not set(inst["FAIL_TO_PASS"]) & set(inst["PASS_TO_PASS"])
-        assert inst["patch"].startswith("--- a/")
+        assert inst["patch"].startswith("diff --git a/")
 
 
 def test_verify_nop_zero_oracle_one(runs):

@@ -83,3 +83,53 @@ def test_the_reported_diff_applies_with_git(lines, data):
                               cwd=tmp, capture_output=True)
         assert done.returncode == 0, (outcome.diff, done.stderr)
         assert Path(tmp, "f.txt").read_bytes() == outcome.applied.files[0].new_bytes()
+
+
+ODD = ["a", "b", " ", "\t", "\r", "\x0c", "\x0b", "\x85", "\u2028", "\u2029", "\x1c", "é"]
+ODD_LINES = st.lists(st.text(alphabet=ODD, max_size=6), max_size=8)
+
+
+@st.composite
+def odd_file_and_candidate(draw):
+    """A file with characters that str.splitlines would break at, CR/LF endings, a BOM or
+    not, a final newline or not; and a candidate editing it, emptying it, or creating a
+    new (possibly empty) file."""
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    text = newline.join(draw(ODD_LINES)) + draw(st.sampled_from(["", newline]))
+    bom = draw(st.booleans())
+    kind = draw(st.sampled_from(["search", "search", "content", "new"]))
+    if kind == "new":
+        edit = {"file": "d/new.txt", "content": draw(st.sampled_from(["", "x", "x\n", "\r\n", "a\x0cb"]))}
+    elif kind == "content":
+        edit = {"file": "f.txt", "content": newline.join(draw(ODD_LINES)) + draw(st.sampled_from(["", "\n"]))}
+    else:
+        start = draw(st.integers(0, max(len(text) - 1, 0)))
+        end = draw(st.integers(start + 1, max(len(text), start + 1)))
+        edit = {"file": "f.txt", "search": text[start:end] or "zz",
+                "replace": draw(st.text(alphabet=ODD + ["\n"], max_size=6))}
+    return (b"\xef\xbb\xbf" if bom else b"") + text.encode(), edit
+
+
+@settings(max_examples=150, deadline=None)
+@given(odd_file_and_candidate())
+def test_every_valid_diff_applies_with_git_apply_and_patch(case):
+    import shutil
+    import subprocess
+
+    raw, edit = case
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp, "repo")
+        repo.mkdir()
+        (repo / "f.txt").write_bytes(raw)
+        batch = parse({"version": 1, "candidates": [{"id": "c", "edits": [edit]}]})
+        outcome = run_batch(batch, repo, REGISTRY).outcomes[0]
+        if outcome.status != "valid":
+            return
+        changed = outcome.applied.files[0]
+        for number, tool in enumerate((["git", "apply", "--check"], ["git", "apply"], ["patch", "-p1", "-s"])):
+            copy = Path(tmp, str(number))
+            shutil.copytree(repo, copy)
+            done = subprocess.run(tool, input=outcome.diff.encode(), cwd=copy, capture_output=True)
+            assert done.returncode == 0, (tool, outcome.diff, done.stdout, done.stderr)
+            if "--check" not in tool:
+                assert (copy / changed.path).read_bytes() == changed.new_bytes(), (tool, outcome.diff)

@@ -350,3 +350,20 @@ def test_ruby_missing_end_is_reported_at_the_end_of_the_file(reg, tmp_path):
     rejection = report.by_id("no-end").rejection
     assert rejection.reason == "parse_error"
     assert "line 23: ERROR syntax error in file (unclosed block?)" in rejection.detail
+
+
+@pytest.mark.parametrize("language, plain, commented", [
+    ("c", "int f(int a, int b) { return a + b; }\n", "int f(int a, int b) { return a + b /* c */; }\n"),
+    ("c", "int f(int a, int b) { return g(a); }\n", "int f(int a, int b) { return g(/* c */ a); }\n"),
+    ("javascript", "const s = a + b;\n", "const s = a + b /* c */;\n"),
+    ("javascript", "const s = a + b;\n", "const s = a /* c */ + b;\n"),
+    ("go", "package p\n\nvar s = a + b\n", "package p\n\nvar s = a + b // c\n"),
+    ("rust", "fn f() -> i32 { a + b }\n", "fn f() -> i32 { a + b /* c */ }\n"),
+])
+def test_the_blanks_a_removed_comment_leaves_do_not_make_a_candidate_distinct(reg, language, plain, commented):
+    from gen09_core.dedup import collapse_whitespace
+
+    def normal(text):
+        return collapse_whitespace(reg.hook.gen09_normalize(original=None, language=language, text=text))
+
+    assert normal(plain) == normal(commented)
