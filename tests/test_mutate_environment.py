@@ -148,3 +148,30 @@ def test_a_real_sdist_with_no_configuration(tmp_path):
     assert summary["exported"] >= 1 and summary["baseline"]["stable"] > 100
     verified = run_gen09("verify", tmp_path / "run", "--json")
     assert verified.returncode == 0, verified.stdout[-3000:]
+
+
+def test_mutate_first_completes_an_interrupted_write_of_the_source(tmp_path, registry):
+    """A ``gen09 apply --write`` killed mid-way leaves a journal; ``gen09 mutate`` on that
+    repository rolls it back before it reads a single file."""
+    from gen09_core.candidates import parse
+    from gen09_core.pipeline import run_batch
+    from gen09_core.repo import journal_dir
+    from gen09_core.write import write_files
+    from tests.test_write import _crash_at
+    from tests.writes import batch, expected_new, make_repo, targets_state
+
+    root = tmp_path / "repo"
+    original = make_repo(root)
+    new = expected_new(original)
+    files = run_batch(parse(batch(original)), root, registry).outcomes[0].applied.files
+    for step in range(1, 200):
+        assert _crash_at(step, lambda: write_files(root, files)) == 9
+        if (journal_dir(root.resolve()) / "journal.json").exists() and targets_state(root, original, new) not in (
+                "old", "new"):
+            break  # died with some files new and some old
+        from gen09_core.journal import recover
+
+        recover(root)
+    done = run_gen09("mutate", root, "--out", tmp_path / "run")
+    assert "completed the rollback of an interrupted --write" in done.stderr
+    assert targets_state(root, original, new) == "old"

@@ -56,6 +56,9 @@ def prepare(data: dict, out: Path, where: str = "config", registry=None) -> tupl
     except (cattrs.BaseValidationError, ValueError, TypeError) as exc:
         raise BadInput(f"{where}: recipe.{recipe.name}: " + "; ".join(cfg._messages(exc))) from None
     recipe.check(options, registry)
+    from gen09_core.journal import recover
+
+    recover(config.source.repo)  # an interrupted gen09 --write of the source is rolled back first
     resolved = cfg.resolve(config, cfg.CONVERTER.unstructure(options))
     return (recipe, resolved, options, resolve_profile(registry, resolved), registry,
             detect(Path(resolved.source.repo)))
