@@ -260,3 +260,22 @@ def test_every_consumer_reads_the_same_outcomes(tmp_path_factory, runs, extra):
     assert (not verdict.fail_to_pass) == (reward == 1)  # mutate's reading
     for test_id in expected:
         assert (record.outcome(test_id) == "passed") == (test_id not in verdict.fail_to_pass)
+
+
+def test_selection_and_usage_errors_with_an_older_pytest(repo, tmp_path):
+    """Repositories pin old pytest versions (7.x has no @argsfile): selection still runs
+    exactly the chosen ids, and a pytest usage error is a crash, never "every test failed"."""
+    from gen09_core.testrun.venv import create_venv
+
+    python = create_venv(tmp_path / "venv")
+    pip = subprocess.run([python, "-m", "pip", "install", "-q", "pytest==7.4.4"], capture_output=True, text=True)
+    assert pip.returncode == 0, pip.stderr
+    env = TestEnv(python, str(install_plugin(tmp_path / "plugins")), str(tmp_path / "venv"))
+    ids = ("tests/test_it.py::test_plain_failure", "tests/test_it.py::TestOuter::TestInner::test_nested",
+           "tests/test_it.py::test_ids[ff::aa:1::2]")
+    run = run_job(env, TestJob("old", str(repo), str(tmp_path / "jobs"), tests=ids))
+    assert run.status == "ok", run.detail
+    assert run.outcomes == {ids[0]: "failed", ids[1]: "passed", ids[2]: "passed"}
+    broken = TestEnv(python, env.plugin_dir, env.venv, pytest_args=("--no-such-option",))
+    crashed = run_job(broken, TestJob("usage", str(repo), str(tmp_path / "jobs"), tests=ids))
+    assert crashed.status == "crash" and "usage error" in crashed.detail

@@ -361,7 +361,8 @@ export PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED=0 PYTEST_DISABLE_PLUGIN_AUTOLOAD
 export PYTHONPATH="{_paths(s, "$APP_DIR")}:$TESTS_DIR/runner"
 export GEN09_OUTCOMES="$LOG_DIR/outcomes.jsonl" GEN09_SELECT="$TESTS_DIR/tests.txt"
 {exports}rm -f "$GEN09_OUTCOMES"
-"$PYTHON" -m pytest {options} --rootdir="$APP_DIR" "@$TESTS_DIR/files.txt" > "$LOG_DIR/test-output.txt" 2>&1
+mapfile -t FILES < "$TESTS_DIR/files.txt"
+"$PYTHON" -m pytest {options} --rootdir="$APP_DIR" "${{FILES[@]}}" > "$LOG_DIR/test-output.txt" 2>&1
 "$PYTHON" "$TESTS_DIR/runner/gen09_outcomes.py" grade "$GEN09_OUTCOMES" "$TESTS_DIR/expected.json" \\
     > "$LOG_DIR/reward.txt" 2>> "$LOG_DIR/test-output.txt" || echo 0 > "$LOG_DIR/reward.txt"
 cat "$LOG_DIR/reward.txt"

@@ -15,6 +15,7 @@ from gen09_core.testrun.process import clean_env, run_limited
 
 IMPORT_CONTEXT = "<import>"  # coverage context of lines run outside any test
 PLUGIN = "gen09_pytest"
+RUNNER_FAILURES = {3: "pytest internal error", 4: "pytest usage error"}  # the run measured nothing
 
 
 @frozen
@@ -135,8 +136,8 @@ def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path) -> TestRun
         cmd += list(env.test_paths)
     else:
         extra["GEN09_SELECT"] = _id_file(meta / "select.txt", job.tests)
-        files = sorted({t.split("::", 1)[0] for t in job.tests})
-        cmd.append("@" + _id_file(meta / "files.txt", files))
+        # the test files on the command line (an @argsfile needs pytest >= 8.2)
+        cmd += sorted({t.split("::", 1)[0] for t in job.tests})
     done = run_limited(cmd, folder, env.process_env(folder, **extra), job.timeout_sec, meta / "output.txt",
                        job.memory_mb)
     if done.status == "error":
@@ -147,10 +148,10 @@ def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path) -> TestRun
     record = outcomes.read(record_path)
     failures = {tid: {"phase": r.phase, "message": r.message, "trace": [list(t) for t in r.trace]}
                 for tid, r in record.tests.items() if r.outcome in ("failed", "error")}
-    status = "ok" if record.finished else "crash"
+    status = "ok" if record.finished and done.returncode not in RUNNER_FAILURES else "crash"
     detail = f"pytest exit {done.returncode}"
-    if not record.finished:
-        detail += f", session not finished: {done.output}"
+    if status == "crash":
+        detail += f" ({RUNNER_FAILURES.get(done.returncode, 'session not finished')}): {done.output}"
     coverage = read_coverage(cov_file) if job.coverage else None
     return TestRun(job.job_id, status, record.outcomes(), failures, done.seconds, coverage, detail,
                    done.cpu_seconds, record.first_problem() or (done.output if not record.tests else ""))
