@@ -94,8 +94,7 @@ def apply_candidate(registry, snapshot: Snapshot, candidate: Candidate, target,
                 continue
             return _reject("file_missing", f"{path} does not exist in the repository")
         span = target.span if target is not None and target.file == path else None
-        result = registry.hook.gen09_apply_edits(source=source, edits=tuple(edits), span=span,
-                                                 tolerant=tolerant)
+        result = registry.apply_edits(source, tuple(edits), span, tolerant)
         if isinstance(result, Rejection):
             return result
         tiers += result.tiers

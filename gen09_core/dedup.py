@@ -26,8 +26,7 @@ def normal_form(registry, applied: Applied) -> str:
         language = registry.language_of(changed.path)
         text = None
         if language:
-            text = registry.hook.gen09_normalize(language=language, text=changed.new_text,
-                                                 original=changed.original and changed.old_text)
+            text = registry.normalize(language, changed.new_text, changed.original and changed.old_text)
         parts.append(f"=== {changed.path}\n{collapse_whitespace(changed.new_text if text is None else text)}")
     return "\n".join(parts)
 

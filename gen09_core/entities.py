@@ -24,7 +24,7 @@ def list_entities(registry, path: str, text: str) -> list[Entity] | None:
     language = registry.language_of(path)
     if language is None:
         return None
-    return registry.hook.gen09_entities(language=language, path=path, text=text)
+    return registry.entities(language, path, text)
 
 
 def match_entity(entities: list[Entity], name: str, path: str) -> Entity | None:

@@ -44,13 +44,11 @@ def _syntax(registry, changed: ChangedFile, originals: dict) -> Rejection | None
     language = registry.language_of(changed.path)
     if language is None:
         return None
-    problems = registry.hook.gen09_parse(language=language, path=changed.path, text=changed.new_text,
-                                         original=changed.original and changed.old_text)
+    problems = registry.parse(language, changed.path, changed.new_text, changed.original and changed.old_text)
     if not problems:
         return None
     if changed.original is not None and changed.path not in originals:
-        originals[changed.path] = registry.hook.gen09_parse(
-            language=language, path=changed.path, text=changed.old_text, original=None) or []
+        originals[changed.path] = registry.parse(language, changed.path, changed.old_text, None) or []
     introduced = _introduced(problems, originals.get(changed.path, []))
     if not introduced:
         return None
@@ -69,7 +67,7 @@ def _lint(registry, applied, rejections, select) -> None:
     for language, items in by_language.items():
         originals = {c.path: c.old_text for _, c in items if c.original is not None}
         sources = list(originals.items()) + [(c.path, c.new_text) for _, c in items]
-        results = registry.hook.gen09_lint(language=language, sources=sources, select=select)
+        results = registry.lint(language, sources, select)
         if results is None:
             continue
         before = dict(zip(originals, results, strict=False))

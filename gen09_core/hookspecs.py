@@ -5,6 +5,10 @@ functions carry ``@gen09_core.hookimpl`` and are named after the specs below. Un
 names are rejected at load time. Language hooks receive the ``language`` name and must
 return None for languages the plugin does not serve; the core guarantees that one language
 is served by exactly one pack, so the first non-None answer is the only one.
+
+The core never calls these hooks directly: ``gen09_core.plugins.Registry`` has one typed
+method per hook, and every stage goes through it. The objects the last four hooks return
+are described by the protocols in ``gen09_core.interfaces``.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ hookspec = pluggy.HookspecMarker("gen09")
 
 @hookspec
 def gen09_languages():
-    """Return the languages this pack serves, as a list of ``models.Language``.
+    """The languages this pack serves.
+
+    :returns: ``list[models.Language]`` (name and file extensions).
 
     Every plugin may answer; answers are collected. A language name or file extension
     claimed by two plugins is a load-time error naming both.
@@ -27,9 +33,12 @@ def gen09_languages():
 def gen09_select_representation(target, change_files):
     """Stage (b): choose the edit representation for a target.
 
-    Receives the ``models.Target`` (or None) and the sorted tuple of files the change
-    touches. Returns a ``models.Representation``. Stops at the first non-None result; the
-    core's default implements Spec 09 §3.2 and runs last.
+    :param target: ``models.Target | None`` — the localized file, span and entity.
+    :param change_files: ``tuple[str, ...]`` — the sorted files the change touches.
+    :returns: ``models.Representation`` (classification, format, reason).
+
+    Stops at the first non-None result; the core's default (``gen09_core.represent``)
+    runs last.
     """
 
 
@@ -37,11 +46,15 @@ def gen09_select_representation(target, change_files):
 def gen09_apply_edits(source, edits, span, tolerant):
     """Stage (d): apply one candidate's edits to one file.
 
-    Receives the ``models.SourceFile`` snapshot, the tuple of ``models.Edit`` for that
-    file, the ``models.Span`` the search blocks must match inside (or None), and whether
-    the opt-in tolerant matching tier is enabled. Returns a ``models.Patched`` (new text +
-    the tier each edit matched with) or a ``models.Rejection``. Stops at the first non-None
-    result; the core's default (unique match) runs last.
+    :param source: ``models.SourceFile`` — the file's snapshot.
+    :param edits: ``tuple[models.Edit, ...]`` — the candidate's edits of that file.
+    :param span: ``models.Span | None`` — where search blocks must match, if anywhere.
+    :param tolerant: ``bool`` — whether the opt-in tolerant matching tier is enabled.
+    :returns: ``models.Patched`` (new text and each edit's match tier) or
+        ``models.Rejection``.
+
+    Stops at the first non-None result; the core's default (unique match,
+    ``gen09_core.apply``) runs last.
     """
 
 
@@ -49,9 +62,14 @@ def gen09_apply_edits(source, edits, span, tolerant):
 def gen09_parse(language, path, text, original):
     """Stage (e) syntax check: parse ``text`` of file ``path``.
 
-    ``original`` is the file's pre-edit text (None for a new file, or when the original
-    itself is being checked), for packs that check only what changed. Returns a list of
-    ``models.Finding`` (empty when it parses), or None when ``language`` is not this pack's.
+    :param language: ``str`` — the language name.
+    :param path: ``str`` — the repository-relative path.
+    :param text: ``str`` — the text to check.
+    :param original: ``str | None`` — the pre-edit text (None for a new file, or when the
+        original itself is being checked), for packs that check only what changed.
+    :returns: ``list[models.Finding]`` (empty when it parses), or None when ``language``
+        is not this pack's.
+
     Stops at the first non-None result.
     """
 
@@ -60,9 +78,13 @@ def gen09_parse(language, path, text, original):
 def gen09_lint(language, sources, select):
     """Stage (e) hard lint: lint many files in one batch.
 
-    Receives a list of ``(path, text)`` pairs and the tuple of rule codes to report.
-    Returns one list of ``models.Finding`` per source, in order, or None when ``language``
-    is not this pack's (or it has no linter). Stops at the first non-None result.
+    :param language: ``str`` — the language name.
+    :param sources: ``list[tuple[str, str]]`` — ``(path, text)`` pairs.
+    :param select: ``tuple[str, ...]`` — the rule codes to report.
+    :returns: ``list[list[models.Finding]]`` — one list per source, in order — or None
+        when ``language`` is not this pack's (or it has no linter).
+
+    Stops at the first non-None result.
     """
 
 
@@ -71,26 +93,36 @@ def gen09_normalize(language, text, original):
     """Stage (f): the comparison form of ``text`` with comments removed by the language's
     own rules (a comment marker inside a string is not a comment).
 
-    ``original`` is the pre-edit text (or None), for packs that normalize only what changed;
-    the result must equal normalizing ``text`` alone. Returns a str, or None when
-    ``language`` is not this pack's. Stops at the first non-None result; the core then
-    applies Spec 09 §3.6's whitespace rules.
+    :param language: ``str`` — the language name.
+    :param text: ``str`` — the candidate's text of one file.
+    :param original: ``str | None`` — the pre-edit text, for packs that normalize only what
+        changed; the result must equal normalizing ``text`` alone.
+    :returns: ``str``, or None when ``language`` is not this pack's.
+
+    Stops at the first non-None result; the core then collapses whitespace.
     """
 
 
 @hookspec(firstresult=True)
 def gen09_entities(language, path, text):
-    """Entity location: list the entities (functions, methods, classes) defined in a file.
+    """Entity location: the entities (functions, methods, classes) defined in a file.
 
-    Returns a list of ``models.Entity`` whose ``name`` is qualified inside the file
-    (``Class.method``), or None when ``language`` is not this pack's. Stops at the first
-    non-None result.
+    :param language: ``str`` — the language name.
+    :param path: ``str`` — the repository-relative path.
+    :param text: ``str`` — the file's text.
+    :returns: ``list[models.Entity]`` whose ``name`` is qualified inside the file
+        (``Class.method``), or None when ``language`` is not this pack's.
+
+    Stops at the first non-None result.
     """
 
 
 @hookspec
 def gen09_mutators(language):
-    """Return the procedural mutators this plugin offers for ``language`` (a list).
+    """The procedural mutators this plugin offers for ``language``.
+
+    :param language: ``str`` — the language name.
+    :returns: ``list[interfaces.Mutator]`` (empty, or None, when it offers none).
 
     Every plugin may answer; answers are concatenated.
     """
@@ -98,20 +130,21 @@ def gen09_mutators(language):
 
 @hookspec
 def gen09_generator():
-    """Return the candidate generator (stage (c), the only place a model is called).
+    """The candidate generator of stage (c), the only place a model is called.
 
-    The generator is an object with ``name`` and ``complete(body, endpoint) -> dict``: one
-    OpenAI chat-completions request body in, the response body out, raising
-    ``gen09_core.llm.TransportError`` on failure (see ``gen09_core.llm.Generator``).
-    Exactly one plugin implementing this hook may be active per run; the core enforces
-    it at load time and names the plugins involved.
+    :returns: ``interfaces.Generator`` — ``name`` and ``complete(body, endpoint) -> dict``.
+
+    Exactly one plugin implementing this hook is active per run: the core enforces it at
+    load time and names the plugins involved; ``GEN09_GENERATOR`` chooses among several.
+    Only the active plugin's implementation is called; its other hooks keep working.
     """
 
 
 @hookspec
 def gen09_recipes():
-    """Return the ``repo_mutate`` recipes this plugin offers (a list of recipe objects with
-    ``name``, ``version``, ``options`` (an attrs class) and ``run(context)``).
+    """The ``repo_mutate`` recipes this plugin offers.
+
+    :returns: ``list[interfaces.Recipe]``.
 
     Every plugin may answer; answers are collected. A recipe name offered twice is an error
     naming both plugins.
@@ -120,8 +153,10 @@ def gen09_recipes():
 
 @hookspec
 def gen09_repo_profiles():
-    """Return repository profiles (a list of ``gen09_core.mutate.profiles.Profile``): how to
-    install a repository, run its tests and read per-test outcomes.
+    """Repository profiles: how to install a repository and run its tests.
+
+    :returns: ``list[interfaces.Profile]`` (the built-in shape is
+        ``gen09_core.mutate.profiles.Profile``).
 
     Every plugin may answer; answers are collected; a profile named in the run's
     configuration file overrides a plugin's profile of the same name.

@@ -11,7 +11,8 @@ Every model call in gen09 goes through ``ModelClient.complete``. The client
 - records every call to a JSONL cassette and replays one with no network, byte-identically.
 
 The wire contract between this client and a generator plugin is the OpenAI chat-completions
-request body in, the response body out (both plain JSON dicts); see ``Generator``.
+request body in, the response body out (both plain JSON dicts); see
+``gen09_core.interfaces.Generator``.
 """
 
 from __future__ import annotations
@@ -23,9 +24,12 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from attrs import field, frozen
+
+if TYPE_CHECKING:
+    from gen09_core.interfaces import Generator
 
 from gen09_core.errors import BadInput, EnvironmentFailure
 
@@ -81,22 +85,6 @@ class TransportError(Exception):
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
-
-
-class Generator(Protocol):
-    """What the ``gen09_generator`` hook returns.
-
-    ``complete(body, endpoint)`` sends one chat-completions request body to ``endpoint`` and
-    returns the response body as a dict, or raises ``TransportError``. It must call
-    ``require_scope()`` first. Retries, metering and recording belong to ``ModelClient``.
-    An optional ``prepare(endpoint)`` does one-time setup (imports, clients) before the
-    latency clock starts.
-    """
-
-    name: str
-
-    def complete(self, body: dict, endpoint: Endpoint) -> dict:
-        """Send one request body, return the response body."""
 
 
 @frozen

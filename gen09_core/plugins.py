@@ -12,12 +12,27 @@ import importlib
 import os
 import sys
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 import pluggy
 from attrs import frozen
 
 from gen09_core import hookspecs
 from gen09_core.errors import PluginError
+
+if TYPE_CHECKING:
+    from gen09_core.interfaces import Generator, Mutator, Profile, Recipe
+    from gen09_core.models import (
+        Edit,
+        Entity,
+        Finding,
+        Patched,
+        Rejection,
+        Representation,
+        SourceFile,
+        Span,
+        Target,
+    )
 
 GROUP = "gen09"
 ENV_PLUGINS = "GEN09_PLUGINS"
@@ -28,18 +43,47 @@ BUILTIN_PLUGINS = ("python", "treesitter", "openai")  # entry-point names this d
 
 @frozen
 class Registry:
-    """A validated plugin manager plus the tables the core derives from it."""
+    """A validated plugin manager plus the tables the core derives from it, with one typed
+    method per hook: stages call these, never the plugin manager's hooks."""
 
     pm: pluggy.PluginManager
     extensions: dict  # ".py" -> (language, plugin name)
     generator: str | None
 
-    @property
-    def hook(self):
-        """The plugin manager's hook caller."""
-        return self.pm.hook
+    def select_representation(self, target: Target | None, change_files: tuple[str, ...]) -> Representation:
+        """Stage (b)'s representation for ``target`` (``gen09_select_representation``)."""
+        return self.pm.hook.gen09_select_representation(target=target, change_files=change_files)
 
-    def active_generator(self):
+    def apply_edits(self, source: SourceFile, edits: tuple[Edit, ...], span: Span | None,
+                    tolerant: bool) -> Patched | Rejection:
+        """Stage (d) on one file (``gen09_apply_edits``)."""
+        return self.pm.hook.gen09_apply_edits(source=source, edits=edits, span=span, tolerant=tolerant)
+
+    def parse(self, language: str, path: str, text: str, original: str | None) -> list[Finding] | None:
+        """Stage (e)'s syntax findings, None when no pack parses ``language`` (``gen09_parse``)."""
+        return self.pm.hook.gen09_parse(language=language, path=path, text=text, original=original)
+
+    def lint(self, language: str, sources: list[tuple[str, str]],
+             select: tuple[str, ...]) -> list[list[Finding]] | None:
+        """Stage (e)'s hard-lint findings per source, None when ``language`` has no linter
+        (``gen09_lint``)."""
+        return self.pm.hook.gen09_lint(language=language, sources=sources, select=select)
+
+    def normalize(self, language: str, text: str, original: str | None) -> str | None:
+        """Stage (f)'s comment-free form, None when no pack serves ``language``
+        (``gen09_normalize``)."""
+        return self.pm.hook.gen09_normalize(language=language, text=text, original=original)
+
+    def entities(self, language: str, path: str, text: str) -> list[Entity] | None:
+        """The entities of one file, None when no pack serves ``language`` (``gen09_entities``)."""
+        return self.pm.hook.gen09_entities(language=language, path=path, text=text)
+
+    def mutators(self, language: str) -> list[Mutator]:
+        """Every mutator any plugin offers for ``language``, sorted by name (``gen09_mutators``)."""
+        found = [m for answer in self.pm.hook.gen09_mutators(language=language) for m in answer or []]
+        return sorted(found, key=lambda m: m.name)
+
+    def active_generator(self) -> Generator | None:
         """The object the active generator plugin's ``gen09_generator`` returns (None when
         no generator is installed). Only that plugin's hook runs: choosing a generator
         filters the callers, it never unregisters a plugin (its other hooks keep working)."""
@@ -47,6 +91,23 @@ class Registry:
             if impl.plugin_name == self.generator:
                 return impl.function()
         return None
+
+    def recipes(self) -> dict[str, Recipe]:
+        """Recipes by name (``gen09_recipes``); a name offered by two plugins is a
+        ``PluginError`` naming both."""
+        found: dict = {}
+        owners: dict = {}
+        for impl in self.pm.hook.gen09_recipes.get_hookimpls():
+            for recipe in impl.function() or []:
+                if recipe.name in found:
+                    raise PluginError(f"recipe {recipe.name!r} is offered by two plugins: "
+                                      f"{_pair(owners[recipe.name], impl.plugin_name)}")
+                found[recipe.name], owners[recipe.name] = recipe, impl.plugin_name
+        return found
+
+    def repo_profiles(self) -> dict[str, Profile]:
+        """Registered repository profiles by name (``gen09_repo_profiles``)."""
+        return {p.name: p for answer in self.pm.hook.gen09_repo_profiles() for p in answer or []}
 
     def language_of(self, path: str) -> str | None:
         """The language serving ``path`` by its extension, or None when no pack serves it."""

@@ -34,6 +34,4 @@ def gen09_select_representation(target: Target | None, change_files: tuple[str, 
 
 def select(registry, target: Target | None, change_files=()) -> Representation:
     """Ask the plugins (the default above runs last) for the representation."""
-    return registry.hook.gen09_select_representation(
-        target=target, change_files=tuple(sorted(change_files))
-    )
+    return registry.select_representation(target, tuple(sorted(change_files)))

@@ -153,8 +153,7 @@ def test_every_builtin_language_has_a_case():
 def test_fixture_parses_cleanly_in_its_language(language, reg):
     case = CASES[language]
     assert reg.language_of(case.file) == language
-    assert reg.hook.gen09_parse(original=None, language=language, path=case.file,
-                                text=(FIXTURES / case.file).read_text()) == []
+    assert reg.parse(language, case.file, original=None, text=(FIXTURES / case.file).read_text()) == []
 
 
 @pytest.mark.parametrize("language", sorted(CASES))
@@ -190,7 +189,7 @@ def test_original_with_error_node_still_accepts_valid_candidates(language, reg, 
     repo = _repo(tmp_path, case)
     path = repo / case.file
     path.write_text(path.read_text() + broken_tail)
-    assert reg.hook.gen09_parse(original=None, language=language, path=case.file, text=path.read_text())
+    assert reg.parse(language, case.file, original=None, text=path.read_text())
     report = _run(repo, reg, [_edit(case, case.valid, "fix"), _edit(case, case.unclosed[:2], "unclosed")])
     assert report.by_id("fix").status == "valid"
     unclosed = report.by_id("unclosed")
@@ -227,23 +226,23 @@ def test_entity_names_and_kinds(reg):
 def test_normalizer_keeps_comment_markers_inside_strings(language, reg):
     case = CASES[language]
     text = (FIXTURES / case.file).read_text()
-    normal = reg.hook.gen09_normalize(original=None, language=language, text=text)
+    normal = reg.normalize(language, original=None, text=text)
     assert case.in_string[0] in normal
     assert "comment" not in normal.replace('"not a comment', "")
 
 
 def test_block_comment_between_tokens_keeps_them_apart(reg):
-    normal = reg.hook.gen09_normalize(original=None, language="c", text="int a/*x*/b;\nint c; /* d */\n")
+    normal = reg.normalize("c", original=None, text="int a/*x*/b;\nint c; /* d */\n")
     assert normal.split("\n")[0] == "int a b;"
 
 
 def test_c_header_with_cpp_content_falls_back_to_cpp(reg):
     header = "#pragma once\nnamespace geo {\nclass Box { public: int w() const { return 1; } };\n}\n"
     assert reg.language_of("geo/box.h") == "c"
-    assert reg.hook.gen09_parse(original=None, language="c", path="geo/box.h", text=header) == []
-    assert reg.hook.gen09_parse(original=None, language="c", path="geo/box.c", text=header)  # .c files stay C
+    assert reg.parse("c", "geo/box.h", original=None, text=header) == []
+    assert reg.parse("c", "geo/box.c", original=None, text=header)  # .c files stay C
     broken = header.replace("return 1;", "return (1;")
-    assert reg.hook.gen09_parse(original=None, language="c", path="geo/box.h", text=broken)
+    assert reg.parse("c", "geo/box.h", original=None, text=broken)
 
 
 @pytest.mark.parametrize("language", sorted(CASES))
@@ -297,7 +296,7 @@ def test_grammars_load_lazily():
         "from gen09_core.plugins import make_registry\n"
         "reg = make_registry()\n"
         "assert not [m for m in sys.modules if m.startswith('tree_sitter')], 'grammar imported early'\n"
-        "reg.hook.gen09_parse(original=None, language='go', path='a.go', text='package a\\n')\n"
+        "reg.parse('go', 'a.go', original=None, text='package a\\n')\n"
         "loaded = sorted(m.split('.')[0] for m in sys.modules if m.startswith('tree_sitter_'))\n"
         "assert set(loaded) == {'tree_sitter_go'}, loaded\n"
     )
@@ -364,6 +363,6 @@ def test_the_blanks_a_removed_comment_leaves_do_not_make_a_candidate_distinct(re
     from gen09_core.dedup import collapse_whitespace
 
     def normal(text):
-        return collapse_whitespace(reg.hook.gen09_normalize(original=None, language=language, text=text))
+        return collapse_whitespace(reg.normalize(language, original=None, text=text))
 
     assert normal(plain) == normal(commented)

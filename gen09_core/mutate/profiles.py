@@ -54,7 +54,7 @@ def gen09_repo_profiles():
 
 def known_profiles(registry) -> dict:
     """Registered profiles by name."""
-    return {p.name: p for answer in registry.hook.gen09_repo_profiles() for p in (answer or [])}
+    return registry.repo_profiles()
 
 
 def resolve_profile(registry, config) -> Profile:

@@ -111,12 +111,8 @@ RECIPE = SweSmithRecipe()
 
 
 def _mutators(registry, names) -> list:
-    found = []
-    for answer in registry.hook.gen09_mutators(language="python"):
-        found.extend(answer or [])
-    if names:
-        found = [m for m in found if m.name in set(names)]
-    return sorted(found, key=lambda m: m.name)
+    found = registry.mutators("python")
+    return [m for m in found if m.name in set(names)] if names else found
 
 
 def _slug(text: str) -> str:
