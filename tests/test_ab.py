@@ -367,3 +367,18 @@ def _kind(search, replace):
         if token.rstrip(":") in tokens.split():
             return kind
     return "constant"
+
+
+def test_the_target_is_what_the_first_source_hunk_changes(registry):
+    from gen09_core.ab.tasks import source_target
+
+    patch = ("diff --git a/docs/CHANGES.rst b/docs/CHANGES.rst\n--- a/docs/CHANGES.rst\n+++ b/docs/CHANGES.rst\n"
+             "@@ -1,2 +1,3 @@\n x\n+y\n z\n"
+             "--- a/tests/test_mod.py\n+++ b/tests/test_mod.py\n@@ -1,1 +1,2 @@\n a\n+b\n"
+             "--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1 @@\n+x = 1\n"
+             "--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -10,7 +10,7 @@ def f():\n     a = 1\n     b = 2\n"
+             "     c = 3\n-    return a - b\n+    return a + b\n     d = 4\n     e = 5\n     g = 6\n")
+    path, span = source_target(patch, registry)
+    assert path == "pkg/mod.py" and (span.start, span.end) == (13, 13)  # context lines left out
+    inserted = "--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -4,3 +4,4 @@\n a\n b\n+c\n d\n"
+    assert source_target(inserted, registry)[1].start == 5

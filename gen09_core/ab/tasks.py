@@ -156,19 +156,32 @@ _TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_test\.py
 
 def source_target(patch: str, registry) -> tuple[str, Span]:
     """The first *source* file the gold patch changes — an existing file a language pack
-    serves, not a test, not a changelog, not a new file — and the pre-image lines of its
-    first hunk."""
+    serves, not a test, not a changelog, not a new file — and the pre-image lines its first
+    hunk changes (context lines left out; a pure insertion spans the line before it)."""
     for section in re.split(r"^(?=diff --git |--- )", patch, flags=re.M):
         old = re.search(r"^--- (?:a/)?(\S+)", section, re.M)
-        hunk = re.search(r"^@@ -(\d+)(?:,(\d+))? ", section, re.M)
+        hunk = re.search(r"^@@ -(\d+)(?:,\d+)? [^\n]*\n((?:[ +\\-][^\n]*(?:\n|$))*)", section, re.M)
         if not old or not hunk or old.group(1) == "/dev/null":
             continue
         path = old.group(1)
         if registry.language_of(path) is None or _TEST_PATH.search(path):
             continue
-        start, count = int(hunk.group(1)), int(hunk.group(2) or 1)
-        return path, Span(max(start, 1), max(start + count - 1, start, 1))
+        return path, _changed_span(int(hunk.group(1)), hunk.group(2))
     raise BadInput("the gold patch changes no existing source file a language pack serves")
+
+
+def _changed_span(start: int, body: str) -> Span:
+    line, changed = start, []
+    for text in body.splitlines():
+        if text.startswith("-"):
+            changed.append(line)
+            line += 1
+        elif text.startswith("+"):
+            changed.append(max(line - 1, 1))
+        elif text.startswith(" "):
+            line += 1
+    changed = changed or [max(start, 1)]
+    return Span(max(min(changed), 1), max(changed))
 
 
 def _ids(value) -> list[str]:

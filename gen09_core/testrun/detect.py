@@ -41,8 +41,9 @@ TEST_REQUIREMENTS = ("requirements-test*.txt", "requirements_test*.txt", "test-r
                      "requirements/tests*.txt", "requirements/testing*.txt")
 DEV_REQUIREMENTS = ("requirements-dev*.txt", "requirements_dev*.txt", "dev-requirements*.txt",
                     "requirements/dev*.txt")
-SCM_BACKENDS = ("setuptools_scm", "setuptools-scm", "hatch-vcs", "hatch_vcs", "versioningit",
-                "setuptools-git-versioning", "flit_scm", "flit-scm", "pdm-backend")
+# build backends that take their version from the VCS through setuptools-scm, which honours
+# SETUPTOOLS_SCM_PRETEND_VERSION (setuptools-git-versioning and versioningit do not: not listed)
+SCM_BACKENDS = ("setuptools_scm", "setuptools-scm", "hatch-vcs", "hatch_vcs", "flit_scm", "flit-scm")
 RUNNER_PACKAGES = ("pytest", "coverage")  # what gen09's own plugin needs in every test venv
 
 # addopts options: (option, its plugin's distribution, "drop" | "install", takes a value)
@@ -143,7 +144,7 @@ def detect(repo: Path) -> PythonRecipe:
         found.add(f"install {', '.join(packages)} for addopts", ini)
     env = _scm_env(repo, pyproject)
     if env:
-        found.add(f"SETUPTOOLS_SCM_PRETEND_VERSION={env['SETUPTOOLS_SCM_PRETEND_VERSION']}",
+        found.add(", ".join(f"{k}={v}" for k, v in env.items()),
                   "[build-system] requires an SCM version plugin and the work copy has no .git")
     return PythonRecipe(name, installable, tuple(dict.fromkeys(found.extras + tox_extras)),
                         tuple(dict.fromkeys(found.requirements)), pythonpath, addopts, tuple(dropped),
@@ -480,9 +481,10 @@ def _option_rule(arg: str, following: str | None):
 def _scm_env(repo: Path, pyproject: dict) -> dict:
     requires = " ".join((pyproject.get("build-system") or {}).get("requires") or []).lower()
     tool = pyproject.get("tool") or {}
-    uses_scm = any(b in requires for b in SCM_BACKENDS if b != "pdm-backend") or "setuptools_scm" in tool \
-        or ((tool.get("hatch") or {}).get("version") or {}).get("source") == "vcs" \
-        or ((tool.get("pdm") or {}).get("version") or {}).get("source") == "scm"
+    uses_scm = any(b in requires for b in SCM_BACKENDS) or "setuptools_scm" in tool \
+        or ((tool.get("hatch") or {}).get("version") or {}).get("source") == "vcs"
+    if ((tool.get("pdm") or {}).get("version") or {}).get("source") == "scm":
+        return {"PDM_BUILD_SCM_VERSION": _version_of(repo)}  # pdm-backend's own variable
     if not uses_scm:
         return {}
     return {"SETUPTOOLS_SCM_PRETEND_VERSION": _version_of(repo)}
