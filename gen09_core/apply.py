@@ -1,4 +1,4 @@
-"""Stage (d), mechanical edit application (Spec 09 §3.4): locate, require a unique match,
+"""Stage (d), mechanical edit application: locate, require a unique match,
 replace. Every candidate is applied in memory to the same pre-generation snapshot."""
 
 from __future__ import annotations

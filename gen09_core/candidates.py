@@ -1,4 +1,4 @@
-"""Reading ``candidates.json`` (DESIGN.md §4): JSON Schema validation, then frozen models."""
+"""Reading ``candidates.json``: JSON Schema validation, then frozen models."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Stage (f), normalization + deduplication (Spec 09 §3.6)."""
+"""Stage (f), normalization + deduplication: candidates whose code differs only in comments
+or whitespace are one candidate; the first of them is kept."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stage (e), the syntax/lint gate (Spec 09 §3.5): parse, then hard-lint, per language pack.
+"""Stage (e), the syntax/lint gate: parse, then hard-lint, per language pack.
 
 A finding rejects only when the candidate introduces it: the same checks run on the
 original file, and findings already there (compared by code and message, since lines

@@ -1,4 +1,4 @@
-"""Stage (c), candidate generation (Spec 09 §3.3 and §4): the ONE learned call.
+"""Stage (c), candidate generation: the ONE learned call.
 
 ``generate`` fires iff the intent package has a non-empty requirement and a valid target
 span; otherwise it returns a deterministic failure and no model is called. When it fires it
@@ -41,7 +41,8 @@ SCHEMA_NAME = "gen09_candidates"
 
 @frozen
 class Settings:
-    """How stage (c) samples. Defaults are Spec 09 §4's numbers."""
+    """How stage (c) samples. Defaults: 4 candidates (at most 10) at temperature 0.8, at most 4096
+    completion tokens."""
 
     n: int = DEFAULT_N
     temperature: float = TEMPERATURE
@@ -99,8 +100,9 @@ class ParseFailure(Exception):
 
 
 def firing_condition(package, repo=None, registry=None, bare: bool = False) -> str | None:
-    """None when stage (c) may fire, else the reason it must not (Spec 09 §4). ``bare`` is
-    the §7 baseline's bare target: no requirement is needed, a valid span still is."""
+    """None when stage (c) may fire, else the reason it must not: a requirement and a checked target
+    span are needed. ``bare`` is
+    the A/B baseline's bare target: no requirement is needed, a valid span still is."""
     if not bare and (package.requirement is None or not package.requirement.strip()):
         return "no_requirement: the intent package has no requirement (component 07's plan.requirement)"
     target = package.target
@@ -212,7 +214,7 @@ def make_client(registry, endpoint: llm.Endpoint, prices=None, record=None, repl
     return llm.ModelClient(endpoint, generator, prices, record=record)
 
 
-# ---- prompt assembly (Spec 09 §4: intent_package, edit_format, n_candidates, in this order)
+# ---- prompt assembly: intent_package, edit_format, n_candidates, in this order
 
 SYSTEM_PROMPT = (
     "You are the candidate generator of a code-editing pipeline. You receive an intent "
@@ -249,7 +251,8 @@ def build_request(package, representation: Representation, settings: Settings, m
 
 def user_prompt(package, fmt: str, n: int, per_response: int, output: str,
                 file_text: str | None = None) -> str:
-    """The three prompt inputs of Spec 09 §4 in order, then how to write the answer."""
+    """The three prompt inputs in order (intent package, edit format, candidate count),
+    then how to write the answer."""
     target = package.target
     parts = ["# 1. intent_package", json.dumps(package.prompt_json(), indent=2, ensure_ascii=False), ""]
     parts.append("# 2. edit_format")
@@ -297,7 +300,7 @@ def output_schema(fmt: str, count: int) -> dict:
 
 def parse_response(body: dict, fmt: str, settings: Settings) -> list[dict]:
     """The candidate records of a chat-completions response body, in choice order, or
-    ``ParseFailure``. Any unusable part makes the whole response unusable (Spec 09 §4)."""
+    ``ParseFailure``. Any unusable part makes the whole response unusable (all or nothing)."""
     choices = body.get("choices") if isinstance(body, dict) else None
     if not isinstance(choices, list) or not choices:
         raise ParseFailure("the response has no choices")

@@ -1,6 +1,6 @@
-"""Stage (a), intent-package assembly (Spec 09 §3.1): deterministic collection, never a model.
+"""Stage (a), intent-package assembly: deterministic collection, never a model.
 
-The input is the upstream-inputs file (DESIGN.md §4)::
+The input is the upstream-inputs file::
 
     {"version": 1,
      "localization": {"file", "span", "entity", "fault"},        # component 05
@@ -13,7 +13,7 @@ optional; a missing part stays absent. The output is an ``IntentPackage``:
 
 - ``target`` ← localization (file, span, entity — the span verbatim, checked against the file
   and, when the entity's language pack can locate entities, against the entity), plus
-  ``target.code``: the span's exact text read from the file (the "target code" of §2 row 1);
+  ``target.code``: the span's exact text read from the file (the model needs it to write exact search blocks);
 - ``requirement`` ← ``plan.requirement`` verbatim, then, when present, the tagged
   ``Acceptance criteria:`` list from ``plan.acceptance_criteria`` (≤ 1,024 chars);
 - ``dependencies`` ← ``window.dependencies`` then the ``impact.dependencies`` not already
@@ -24,8 +24,8 @@ optional; a missing part stays absent. The output is an ``IntentPackage``:
 Caps: an over-long entry is truncated to its cap and flagged. The 17th and later entries of a
 list cannot be kept without breaking the count cap, so they are left out of the package sent to
 the model but never dropped silently: each one is flagged with its index and its full text in
-``flags`` (the §7 audit trail). ``provenance`` names the upstream source of every field and
-entry; ``unmapped`` keeps upstream facts the §3.1 schema has no field for (``fault``).
+``flags`` (the audit trail of what was cut or left out). ``provenance`` names the upstream
+source of every field and entry; ``unmapped`` keeps upstream facts the package has no field for (``fault``).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ class Dependency:
 
 @frozen
 class CapFlag:
-    """An entry that exceeded a §3.1 cap. ``action`` is ``truncated`` (kept, cut to ``cap``
+    """An entry that exceeded a cap of the package. ``action`` is ``truncated`` (kept, cut to ``cap``
     chars) or ``excluded`` (past the count cap: not sent to the model; ``text`` keeps it)."""
 
     field: str
@@ -111,7 +111,7 @@ class CapFlag:
 
 @frozen
 class IntentPackage:
-    """The typed intent package of Spec 09 §3.1 plus its audit trail. A field is None when
+    """The typed intent package plus its audit trail. A field is None when
     no upstream component produced it; nothing is invented."""
 
     target: Target | None = None
@@ -125,7 +125,7 @@ class IntentPackage:
     unmapped: tuple[tuple[str, str], ...] = ()
 
     def prompt_json(self) -> dict:
-        """The package exactly as the generator sees it: the §3.1 schema, absent fields omitted."""
+        """The package exactly as the generator sees it, absent fields omitted."""
         out: dict = {}
         if self.target is not None:
             target = {}

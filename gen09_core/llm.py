@@ -1,9 +1,9 @@
-"""The one metered model client (Spec 09 §4, the L column).
+"""The one metered model client: the only path from gen09 to a model.
 
 Every model call in gen09 goes through ``ModelClient.complete``. The client
 
 - refuses to run outside ``generator_scope()`` — the scope stage (c) opens around its one
-  call — so any other stage touching it raises ``LColumnViolation`` (DESIGN.md §3);
+  call — so any other stage touching it raises ``LColumnViolation``;
 - meters each call: role, model, prompt/completion tokens, latency, attempts and cost from a
   configurable price table (an unknown price is reported as unknown, never as zero);
 - retries transport failures (timeouts, connection errors, 408/409/429/5xx) a bounded number
@@ -63,7 +63,7 @@ def require_scope(what: str = "the model client") -> None:
     if not _IN_GENERATOR.get():
         raise LColumnViolation(
             f"{what} was used outside the generator stage (c); only the generator may call a "
-            "model (Spec 09 §8 invariant 3)"
+            "model: only the candidate generator may"
         )
 
 

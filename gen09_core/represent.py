@@ -1,4 +1,6 @@
-"""Stage (b), edit-representation selection (Spec 09 §3.2): deterministic, never a model."""
+"""Stage (b), edit-representation selection: a localized span of at most 40 contiguous lines in
+one module is edited with search/replace, anything else as whole files; deterministic, never
+a model."""
 
 from __future__ import annotations
 

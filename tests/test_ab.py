@@ -65,7 +65,7 @@ def test_template_run_writes_every_part_of_the_report(template_run):
     assert all(row["rejected"] == row["planted"] == 3 for row in probe["planted"].values())
     assert (out / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     md = (out / "report.md").read_text()
-    assert "Verdict:" in md and "harness demonstration" in md and "§7.6" in md
+    assert "Verdict:" in md and "harness demonstration" in md and "Format-robustness probe" in md
     # the candidate arm is one generation per task: exactly one call each
     assert all(row["generated"] <= 3 for row in report["per_task"]["candidate"])
 

@@ -1,4 +1,4 @@
-"""Stage (a): intent-package assembly from the upstream-inputs file (Spec 09 §3.1)."""
+"""Stage (a): intent-package assembly from the upstream-inputs file ."""
 
 import json
 
@@ -38,7 +38,7 @@ def test_the_example_package(calc_repo, registry):
     assert audit["provenance"]["dependencies[0]"] == "window.dependencies[0] + impact.dependencies[0]"
     assert audit["provenance"]["constraints[1]"] == "impact.obligations[1]"
     assert audit["unmapped"] == {"localization.fault": LOC["fault"]}
-    assert "fault" not in json.dumps(data)  # the §3.1 schema has no field for it
+    assert "fault" not in json.dumps(data)  # the package has no field for it
 
 
 def test_missing_parts_stay_absent(calc_repo, registry):

@@ -1,4 +1,4 @@
-"""The L column (Spec 09 §8 invariant 3, DESIGN.md §3): stages (a), (b), (d), (e), (f) make
+"""The L column (only the generator may reach a model): stages (a), (b), (d), (e), (f) make
 no model call.
 
 The proof runs the real stages — ``intent.assemble``, ``represent.select`` and

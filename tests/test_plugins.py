@@ -130,3 +130,28 @@ def test_apply_does_not_import_heavy_modules():
             "'libcst', 'tree_sitter', 'matplotlib') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+
+def test_no_stage_calls_a_hook_directly():
+    """Every hook call goes through the typed registry (gen09_core/plugins.py)."""
+    import re
+
+    offenders = [str(path.relative_to(ROOT)) for folder in ("gen09_core", "gen09_python", "gen09_treesitter")
+                 for path in (ROOT / folder).rglob("*.py")
+                 if path.name != "plugins.py" and re.search(r"\bhook\.gen09_", path.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_every_hook_has_a_typed_registry_method():
+    import inspect
+
+    from gen09_core import hookspecs
+    from gen09_core.plugins import Registry
+
+    hooks = [name for name, _ in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("gen09_")]
+    methods = {"gen09_languages": "language_of", "gen09_generator": "active_generator",
+               "gen09_repo_profiles": "repo_profiles"}
+    for hook in hooks:
+        method = methods.get(hook, hook.removeprefix("gen09_"))
+        assert callable(getattr(Registry, method, None)), hook
+        assert hook in (inspect.getdoc(getattr(Registry, method)) or "") or hook == "gen09_languages", hook

@@ -1,2 +1,2 @@
-"""The A/B harness of Spec 09 §7: arms on one task sample, metrics, decision, ablations, and the
+"""The A/B harness: arms on one task sample, metrics, decision, ablations, and the
 format-robustness probe."""

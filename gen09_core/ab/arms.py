@@ -1,8 +1,8 @@
-"""The arms of Spec 09 §7 on one sample, and what each produced per task.
+"""The arms of the A/B protocol on one sample, and what each produced per task.
 
 The baseline is the single greedy shot: one candidate at temperature 0 from the bare target
 (no intent package, no sampling, no format selection: search/replace), applied and validated
-directly. The candidate arm is the full stage. Each §7.5 ablation removes one mechanism."""
+directly. The candidate arm is the full stage. Each ablation removes one mechanism."""
 
 from __future__ import annotations
 
@@ -24,11 +24,11 @@ class Arm:
     format: str | None  # None: stage (b) selects it
     gate: bool  # False: gate-rejected candidates are forwarded to validation too
     tolerant: bool = False
-    removes: str | None = None  # the §7.5 mechanism this arm removes
+    removes: str | None = None  # the mechanism this ablation arm removes
 
 
 def arms(n: int, tolerant: bool = False) -> list[Arm]:
-    """Baseline, candidate, and the §7.5 ablations (plus the tolerant-matching tier's)."""
+    """Baseline, candidate, and the ablations (plus the tolerant-matching tier's)."""
     candidate = Arm("candidate", True, n, 0.8, None, True)
     out = [
         Arm("baseline", False, 1, 0.0, "search_replace", False),

@@ -1,4 +1,4 @@
-"""``gen09 ab``: the A/B protocol of Spec 09 §7 on a task sample."""
+"""``gen09 ab``: the A/B protocol on a task sample."""
 
 from __future__ import annotations
 
@@ -41,9 +41,9 @@ import click
 @click.option("--tolerant", is_flag=True, help="Also measure the tolerant matching tier as an arm.")
 def ab_command(tasks, checkouts, n, k, seed, out, generator, base_url, model, api_key, prices,
                output_mode, record, replay, python, timeout, workers, tolerant):
-    """Measure whether the candidate stage earns its place (Spec 09 §7).
+    """Measure whether the candidate stage earns its place.
 
-    TASKS is a `gen09 mutate` run folder (fresh tasks: the held-out sample §7.7 asks for) or
+    TASKS is a `gen09 mutate` run folder (fresh, never-published tasks: a held-out sample) or
     a SWE-bench-style JSONL with --checkouts. Every arm runs on the identical seeded sample:
     the single greedy shot (baseline), the full candidate stage, and one ablation per
     mechanism. Before any arm runs, every sampled task is checked unchanged (must not

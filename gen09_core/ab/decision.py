@@ -1,10 +1,11 @@
-"""Spec 09 §7.4 (the decision rule) and §7.5 (the ablation rule), clause by clause."""
+"""The decision rule (adopt the candidate stage only if every clause holds) and the ablation
+rule (a mechanism stays only if removing it costs more than the noise), clause by clause."""
 
 from __future__ import annotations
 
 from attrs import frozen
 
-NOISE = 0.05  # §7.5: |Δ| ≤ 5% is noise
+NOISE = 0.05  # a change of at most 5 points (rates) or 5% (tokens per resolved) is noise
 
 
 @frozen
@@ -42,7 +43,7 @@ def _tokens_per_resolved(c: dict, b: dict) -> Clause:
 
 
 def decide(candidate: dict, baseline: dict) -> dict:
-    """Every §7.4 clause with its values, and the verdict (adopt only if all hold).
+    """Every decision clause with its values, and the verdict (adopt only if all hold).
 
     Both arms are metric dicts from ``metrics.arm_metrics``; resolve is the selected@1 rate
     (no oracle selection), tokens and cost are totals over the sample."""
@@ -75,7 +76,7 @@ HONEST = (("resolve", "higher"), ("edit_success", "higher"), ("tokens_per_resolv
 
 
 def ablate(full: dict, without: dict) -> dict:
-    """§7.5 for one mechanism: Δ (without − with) on each honest metric, and whether the
+    """The ablation rule for one mechanism: Δ (without − with) on each honest metric, and whether the
     mechanism is kept — only when removing it degrades some honest metric beyond noise
     (rates: more than 5 points; tokens-per-resolved: more than 5% relative)."""
     deltas, degraded, unknown = {}, [], []

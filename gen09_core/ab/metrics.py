@@ -1,4 +1,4 @@
-"""Per-arm metrics of Spec 09 §7.1–7.3 with their uncertainty."""
+"""Per-arm metrics with their uncertainty."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from gen09_core.ab.stats import paired_bootstrap, wilson
 
 
 def arm_metrics(results: list[TaskResult], n: int) -> dict:
-    """Resolve (selected@1) and pass@N with Wilson intervals, edit-success (§7.2), mean
-    deduplicated set size (§7.3), tokens, cost and tokens per resolved. A total over calls
+    """Resolve (selected@1) and pass@N with Wilson intervals, edit-success (applied and
+    parsed / generated), mean deduplicated set size, tokens, cost and tokens per resolved. A total over calls
     with an unknown part is unknown (None), never a partial sum."""
     k = len(results)
     resolved = sum(r.resolved for r in results)

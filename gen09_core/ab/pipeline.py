@@ -1,4 +1,4 @@
-"""``run_ab``: sample → arms → metrics → decision (§7.4) → ablations (§7.5) → probe (§7.6) →
+"""``run_ab``: sample → arms → metrics → decision → ablations → format probe →
 report. Library entry of ``gen09 ab``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Spec 09 §7.6, the format-robustness probe: search/replace vs whole-file apply rates, and
+"""The format-robustness probe: search/replace vs whole-file apply rates, and
 malformed candidates planted on purpose — each must be rejected cleanly with the repository
 byte-identical afterwards."""
 

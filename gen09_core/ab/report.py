@@ -62,11 +62,11 @@ def markdown(report: dict) -> str:
     p = report["paired_resolve"]
     lines += ["", f"Paired bootstrap, candidate − baseline resolve: {p['mean_diff']:+.3f} "
               f"(95% CI {p['ci95'][0]:+.3f} to {p['ci95'][1]:+.3f}; P(not better) = {p['p_not_better']:.3f})",
-              "", "## Decision (§7.4)", "", "| clause | values | holds |", "|---|---|---|"]
+              "", "## Decision", "", "| clause | values | holds |", "|---|---|---|"]
     for c in report["decision"]["clauses"]:
         values = ", ".join(f"{k} = {_num(v)}" for k, v in c["values"].items())
         lines.append(f"| {c['clause']} | {values} | {_holds(c['holds'])} |")
-    lines += ["", f"**Verdict: {report['decision']['verdict']}**", "", "## Ablations (§7.5)", "",
+    lines += ["", f"**Verdict: {report['decision']['verdict']}**", "", "## Ablations", "",
               "| mechanism removed | Δ resolve | Δ edit-success | Δ tokens/resolved | kept |",
               "|---|---|---|---|---|"]
     for name, a in report["ablations"].items():
@@ -75,7 +75,7 @@ def markdown(report: dict) -> str:
                      f"{_num(d['tokens_per_resolved'])} | {'yes' if a['keep'] else 'no (delete)'} |")
     probe = report["probe"]
     rates = probe["apply_rate"]
-    lines += ["", "## Format-robustness probe (§7.6)", "",
+    lines += ["", "## Format-robustness probe", "",
               f"Apply rate: search/replace {_pct(rates['search_replace'])}, whole file "
               f"{_pct(rates['whole_file'])}.", "", "| planted | rejected | reasons |", "|---|---|---|"]
     for kind, row in probe["planted"].items():

@@ -1,5 +1,5 @@
-"""The task sample of Spec 09 §7: Harbor bundles made by ``gen09 mutate`` (fresh, never
-published: the held-out, out-of-benchmark sample §7.7 asks for), or SWE-bench-style JSONL
+"""The task sample: Harbor bundles made by ``gen09 mutate`` (fresh, never published: a
+held-out, out-of-benchmark sample), or SWE-bench-style JSONL
 with local checkouts. The target entity and span come from the task — the oracle
 localization Spec 09 takes as given from component 05."""
 
