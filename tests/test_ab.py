@@ -128,7 +128,7 @@ def _swe_record(mutated, tmp_path, **changes):
     return record, instance, bundle
 
 
-def test_swe_bench_jsonl_with_checkouts(mutated, tmp_path, registry):
+def test_swe_bench_jsonl_with_checkouts(mutated, tmp_path, registry, monkeypatch):
     from gen09_core.ab.tasks import load
     from gen09_core.ab.validate import prepare_runner
     from gen09_core.models import ChangedFile
@@ -142,7 +142,8 @@ def test_swe_bench_jsonl_with_checkouts(mutated, tmp_path, registry):
                                                        f"{tmp_path / 'checkouts' / 'no-checkout'}"}]
     assert task.bundle is None and task.test_patch and task.file in instance["entity"]
     assert task.fail_to_pass == tuple(instance["FAIL_TO_PASS"])
-    runner = prepare_runner(task, sys.executable, tmp_path / "work")
+    monkeypatch.chdir(tmp_path)
+    runner = prepare_runner(task, sys.executable, Path("work"))  # a relative work folder, as --out may be
     assert not validate(task, runner, ()).resolved
     assert validate(task, runner, (), gold=True).resolved
     pristine = _pristine(bundle, task.file)

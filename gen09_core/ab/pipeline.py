@@ -51,7 +51,7 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
     available, skipped = task_source.load(tasks, registry, checkouts)
     drawn = task_source.sample(available, k, seed)
     arm_list = arms_module.arms(n, tolerant)
-    out = Path(out)
+    out = Path(out).resolve()
     with _progress(show_progress) as tell:
         checks, runners = selfcheck.self_check(drawn, python, out / "work", check_timeout, workers, tell)
         check_section = {"max_failing": selfcheck.MAX_FAILING, "tasks": [c.as_dict() for c in checks],

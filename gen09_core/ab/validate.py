@@ -68,7 +68,7 @@ def prepare_runner(task: Task, python: str | None, work: Path) -> Runner:
 
         found, source = bundle_python(task.bundle, python)
         return Runner(found, source)
-    folder = Path(work) / _safe(task.id)
+    folder = Path(work).resolve() / _safe(task.id)
     shutil.rmtree(folder, ignore_errors=True)
     base, gold = folder / "base", folder / "gold"
     shutil.copytree(task.repo, base, symlinks=True, ignore=shutil.ignore_patterns(".git"))

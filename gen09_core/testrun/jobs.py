@@ -93,8 +93,9 @@ class TestRun:
 
 
 def install_plugin(folder: Path) -> Path:
-    """Copy gen09's pytest plugin and the outcome reader into ``folder``."""
-    folder = Path(folder)
+    """Copy gen09's pytest plugin and the outcome reader into ``folder``; returns it, absolute
+    (test processes run in other folders)."""
+    folder = Path(folder).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     here = Path(__file__).parent
     shutil.copyfile(here / "gen09_pytest.py", folder / "gen09_pytest.py")
