@@ -143,6 +143,7 @@ def test_swe_bench_jsonl_with_checkouts(mutated, tmp_path, registry, monkeypatch
     assert task.bundle is None and task.test_patch and task.file in instance["entity"]
     assert task.fail_to_pass == tuple(instance["FAIL_TO_PASS"])
     monkeypatch.chdir(tmp_path)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # --out inside the user's repository
     runner = prepare_runner(task, sys.executable, Path("work"))  # a relative work folder, as --out may be
     assert not validate(task, runner, ()).resolved
     assert validate(task, runner, (), gold=True).resolved

@@ -17,6 +17,7 @@ Where the tests run (a :class:`Runner`, prepared once per task):
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import subprocess
 import tempfile
@@ -113,8 +114,12 @@ def _safe(name: str) -> str:
 def _apply(folder: Path, patch: str | None, what: str) -> None:
     if not patch:
         return
+    # the folder is not a repository of its own: without a ceiling, git would find an enclosing
+    # one (the --out folder may sit inside the user's repository), apply paths relative to its
+    # root and silently skip every file
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(Path(folder).parent)}
     done = subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], input=patch, text=True, cwd=folder,
-                          capture_output=True, check=False)
+                          capture_output=True, check=False, env=env)
     if done.returncode != 0:
         raise BadInput(f"{what} does not apply: {done.stderr.strip()[:300]}")
 
