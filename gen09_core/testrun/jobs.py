@@ -11,7 +11,7 @@ from pathlib import Path
 from attrs import field, frozen
 
 from gen09_core.testrun import outcomes
-from gen09_core.testrun.process import clean_env, run_limited
+from gen09_core.testrun.process import Finished, clean_env, run_limited
 
 IMPORT_CONTEXT = "<import>"  # coverage context of lines run outside any test
 PLUGIN = "gen09_pytest"
@@ -90,15 +90,18 @@ class TestRun:
     detail: str = ""
     cpu_seconds: float = 0.0
     problem: str = ""
+    runner: str = "fresh"  # "warm", or "fresh" (with the reason when a warm worker handed it back)
 
 
-def install_plugin(folder: Path) -> Path:
-    """Copy gen09's pytest plugin and the outcome reader into ``folder``; returns it, absolute
-    (test processes run in other folders)."""
+def install_plugin(folder: Path, warm: bool = False) -> Path:
+    """Copy gen09's pytest plugin and the outcome reader (and, with ``warm``, the warm-worker
+    plugin) into ``folder``; returns it, absolute (test processes run in other folders)."""
     folder = Path(folder).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     here = Path(__file__).parent
     shutil.copyfile(here / "gen09_pytest.py", folder / "gen09_pytest.py")
+    if warm:
+        shutil.copyfile(here / "gen09_warm.py", folder / "gen09_warm.py")
     shutil.copyfile(here / "outcomes.py", folder / "gen09_outcomes.py")
     return folder
 
@@ -141,6 +144,11 @@ def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path) -> TestRun
         cmd += sorted({t.split("::", 1)[0] for t in job.tests})
     done = run_limited(cmd, folder, env.process_env(folder, **extra), job.timeout_sec, meta / "output.txt",
                        job.memory_mb)
+    return judge_record(job, record_path, done, cov_file)
+
+
+def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path | None = None) -> TestRun:
+    """A job's ``TestRun`` from how its process ended and the record it left."""
     if done.status == "error":
         return TestRun(job.job_id, "crash", detail=done.output)
     if done.status == "timeout":
@@ -153,7 +161,7 @@ def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path) -> TestRun
     detail = f"pytest exit {done.returncode}"
     if status == "crash":
         detail += f" ({RUNNER_FAILURES.get(done.returncode, 'session not finished')}): {done.output}"
-    coverage = read_coverage(cov_file) if job.coverage else None
+    coverage = read_coverage(cov_file) if job.coverage and cov_file is not None else None
     return TestRun(job.job_id, status, record.outcomes(), failures, done.seconds, coverage, detail,
                    done.cpu_seconds, record.first_problem() or (done.output if not record.tests else ""))
 

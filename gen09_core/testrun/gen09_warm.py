@@ -1,0 +1,174 @@
+"""gen09's warm-worker pytest plugin (loaded with ``-p gen09_warm`` next to ``gen09_pytest``).
+
+The worker process imports pytest, the plugins, the repository's dependencies and its
+conftest files, and collects the suite once. Then, instead of running tests, it serves
+jobs read as JSON lines from the file descriptor ``$GEN09_WARM_IN`` (answers go to
+``$GEN09_WARM_OUT``): for each job it ``fork()``s, and the child
+
+1. swaps in the mutated code: the mutated file is compiled, and every function whose code
+   changed gets its new code object on the live function objects (``f.__code__ = ...``);
+   the file on disk is never written;
+2. records outcomes through ``gen09_pytest`` into the job's own record file;
+3. runs the selected items in the order a fresh ``pytest FILES`` run would, the ones to
+   run first at the front (stopping after them when they all pass), and exits.
+
+A mutation the swap cannot carry soundly is answered ``fallback`` with the reason, before
+any fork: a change outside function bodies (module or class-level code, decorators,
+default values, signatures), a definition added or removed, a changed nested function or
+closure, a function the collected suite never imported, threads running in the worker.
+The caller then runs that job in a fresh process. Standard library and pytest only.
+"""
+
+import gc
+import json
+import os
+import resource
+import sys
+import threading
+import types
+
+import pytest
+
+CO_NEWLOCALS = 0x0002  # set on function code objects, not on module or class bodies
+_index = {}
+
+
+def _send(out, message):
+    out.write(json.dumps(message) + "\n")
+    out.flush()
+
+
+def _signature(code, deep):
+    consts = []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            consts.append(_signature(const, True) if deep else "<code>")
+        else:
+            consts.append(repr(const))
+    return (code.co_code, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars, code.co_flags,
+            code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, tuple(consts))
+
+
+def _walk(code, table):
+    """``{qualname: code}`` of the module and class bodies and of the functions defined
+    directly in them (a function's nested code belongs to its own signature)."""
+    table[code.co_qualname] = code
+    if code.co_flags & CO_NEWLOCALS:
+        return table
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _walk(const, table)
+    return table
+
+
+def swap_plan(filename, old_text, new_text):
+    """``([(live functions, new code)], "")`` when the change lives in function bodies the
+    worker has imported, else ``([], reason)``."""
+    try:
+        old = _walk(compile(old_text, filename, "exec", dont_inherit=True), {})
+        new = _walk(compile(new_text, filename, "exec", dont_inherit=True), {})
+    except (SyntaxError, ValueError) as exc:
+        return [], f"does not compile: {exc}"
+    if set(old) != set(new):
+        return [], "a definition was added or removed"
+    plan = []
+    for name, code in new.items():
+        function = bool(code.co_flags & CO_NEWLOCALS)
+        if _signature(code, function) == _signature(old[name], function):
+            continue
+        if not function:
+            return [], f"module or class-level code changed ({name})"
+        if code.co_freevars != old[name].co_freevars:
+            return [], f"the closure of {name} changed"
+        live = _live().get((os.path.realpath(filename), name), [])
+        if not live:
+            return [], f"{name} was never imported by the collected suite"
+        plan.append((live, code))
+    if not plan:
+        return [], "no function's code changed"
+    return plan, ""
+
+
+def _live():
+    if not _index:
+        for obj in gc.get_objects():
+            if isinstance(obj, types.FunctionType):
+                code = obj.__code__
+                key = (os.path.realpath(code.co_filename), code.co_qualname)
+                _index.setdefault(key, []).append(obj)
+    return _index
+
+
+def _order(items, selected, first, files):
+    """The selected items in the order ``pytest FILES`` collects them, first ones in front."""
+    rank = {f: i for i, f in enumerate(files)}
+    chosen = sorted((item for item in items if item.nodeid in selected),
+                    key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+    if first:
+        chosen = [i for i in chosen if i.nodeid in first] + [i for i in chosen if i.nodeid not in first]
+    return chosen
+
+
+def _child(session, job, plan):
+    """Run one job in the forked child; never returns."""
+    code = 0
+    try:
+        os.setpgid(0, 0)
+        if job.get("memory_mb"):
+            limit = job["memory_mb"] * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        for live, new_code in plan:
+            for function in live:
+                function.__code__ = new_code
+        recorder = sys.modules["gen09_pytest"]
+        os.environ["GEN09_OUTCOMES"] = job["outcomes"]
+        recorder._state["out"] = open(job["outcomes"], "a", encoding="utf-8")  # noqa: SIM115
+        first = set(job.get("first") or ())
+        items = _order(session.items, set(job["select"]), first, job["files"])
+        recorder._state.update(first=first, left=sum(i.nodeid in first for i in items), dirty=False)
+        session.shouldstop = session.shouldfail = False
+        for index, item in enumerate(items):
+            nextitem = items[index + 1] if index + 1 < len(items) else None
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            if session.shouldfail or session.shouldstop:
+                break
+        recorder._write({"kind": "finish", "exitstatus": 0})
+        recorder._state["out"].close()
+    except BaseException:  # a crash in the child is the job's outcome, never the worker's
+        code = 70
+    finally:
+        sys.stdout.flush()
+        os._exit(code)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """Serve jobs instead of running the suite."""
+    inbound = os.fdopen(int(os.environ["GEN09_WARM_IN"]), "r", encoding="utf-8")
+    out = os.fdopen(int(os.environ["GEN09_WARM_OUT"]), "w", encoding="utf-8")
+    if threading.active_count() > 1:
+        threads = threading.active_count() - 1
+        _send(out, {"kind": "unusable",
+                    "reason": f"{threads} thread(s) run after collection: forking is not safe"})
+        return True
+    root = os.path.realpath(str(session.config.rootpath))
+    _send(out, {"kind": "ready", "items": len(session.items)})
+    _live()
+    gc.collect()
+    gc.freeze()
+    for line in inbound:
+        job = json.loads(line)
+        filename = os.path.join(root, job["path"])
+        with open(filename, encoding="utf-8") as handle:
+            plan, reason = swap_plan(filename, handle.read(), job["text"])
+        if reason:
+            _send(out, {"job": job["id"], "kind": "fallback", "reason": reason})
+            continue
+        pid = os.fork()
+        if pid == 0:
+            _child(session, job, plan)
+        _send(out, {"job": job["id"], "kind": "started", "pid": pid})
+        _, status, usage = os.wait4(pid, 0)
+        _send(out, {"job": job["id"], "kind": "done", "status": status,
+                    "cpu": usage.ru_utime + usage.ru_stime})
+    return True

@@ -1,0 +1,163 @@
+"""The warm runner on real pytest processes: a forked child per job sees the mutated code,
+gives the same outcomes as a fresh process, keeps its limits, cannot leak into the next
+child, and hands back what it cannot carry soundly."""
+
+import os
+import sys
+import textwrap
+
+import pytest
+
+from gen09_core.testrun.jobs import TestEnv, TestJob, install_plugin, run_job
+from gen09_core.testrun.warm import WarmRunner
+
+LIB = '''
+import os
+
+STATE = {"calls": 0}
+
+
+def add(a, b):
+    STATE["calls"] += 1
+    return a + b
+
+
+def scale(values, factor=2):
+    return [v * factor for v in values]
+
+
+class Box:
+    def area(self, w, h):
+        return w * h
+'''
+
+TESTS = '''
+import os
+import lib
+
+
+def test_add():
+    assert lib.add(2, 3) == 5
+
+
+def test_scale():
+    assert lib.scale([1, 2]) == [2, 4]
+
+
+def test_area():
+    assert lib.Box().area(2, 3) == 6
+
+
+def test_state_is_fresh():
+    assert lib.STATE["calls"] == 0 and "GEN09_LEAK" not in os.environ
+    assert not os.path.exists("leaked.txt")
+
+
+def test_leaks():
+    lib.STATE["calls"] += 100
+    os.environ["GEN09_LEAK"] = "1"
+    open("leaked.txt", "w").write("x")
+'''
+
+IDS = tuple(f"tests/test_lib.py::test_{n}" for n in ("add", "area", "leaks", "scale", "state_is_fresh"))
+
+
+@pytest.fixture
+def setup(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "lib.py").write_text(LIB)
+    (repo / "tests" / "test_lib.py").write_text(TESTS)
+    env = TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)))
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    yield repo, env, runner, tmp_path
+    runner.close()
+
+
+def _job(repo, tmp_path, name, text, tests=IDS, **kw):
+    return TestJob(name, str(repo), str(tmp_path / "jobs"), {"lib.py": text}, tests, **kw)
+
+
+def test_warm_children_see_the_mutation_and_agree_with_fresh_processes(setup):
+    repo, env, runner, tmp_path = setup
+    mutants = {"add": LIB.replace("return a + b", "return a - b"),
+               "area": LIB.replace("return w * h", "return w + h"),
+               "scale": LIB.replace("v * factor", "v + factor")}
+    for name, text in mutants.items():
+        job = _job(repo, tmp_path, name, text)
+        warm, fresh = runner(job), run_job(env, job)
+        assert warm.runner == "warm" and fresh.runner == "fresh"
+        assert warm.outcomes == fresh.outcomes, name
+        assert warm.outcomes[f"tests/test_lib.py::test_{name}"] == "failed"
+    assert (repo / "lib.py").read_text() == LIB  # nothing was written to the source
+
+
+def test_nothing_a_child_does_is_seen_by_the_next(setup):
+    repo, _, runner, tmp_path = setup
+    same = LIB.replace("return a + b", "return b + a")
+    first = runner(_job(repo, tmp_path, "leak", same, tests=("tests/test_lib.py::test_leaks",)))
+    assert first.outcomes == {"tests/test_lib.py::test_leaks": "passed"} and first.runner == "warm"
+    second = runner(_job(repo, tmp_path, "check", same, tests=("tests/test_lib.py::test_state_is_fresh",)))
+    assert second.outcomes == {"tests/test_lib.py::test_state_is_fresh": "passed"}, second
+
+
+@pytest.mark.parametrize("body, status", [
+    ("    import time\n    time.sleep(60)\n    return a + b\n", "timeout"),
+    ("    import os\n    os._exit(3)\n", "crash"),
+    ("    import ctypes\n    ctypes.string_at(0)\n", "crash"),  # a segfault
+    ("    x = bytearray(3 * 1024 ** 3)\n    return a + b\n", "ok"),  # the memory cap turns it into MemoryError
+])
+def test_a_child_that_misbehaves_ends_only_its_own_job(setup, body, status):
+    repo, _, runner, tmp_path = setup
+    text = LIB.replace('    STATE["calls"] += 1\n    return a + b\n', body)
+    run = runner(_job(repo, tmp_path, "bad", text, timeout_sec=3, memory_mb=1024))
+    assert run.status == status and run.runner == "warm", run
+    if status == "ok":
+        assert run.outcomes["tests/test_lib.py::test_add"] == "failed"
+    after = runner(_job(repo, tmp_path, "after", LIB.replace("return a + b", "return a - b")))
+    assert after.runner == "warm" and after.outcomes["tests/test_lib.py::test_add"] == "failed"
+
+
+def test_what_the_swap_cannot_carry_runs_fresh_with_the_reason(setup):
+    repo, _, runner, tmp_path = setup
+    cases = {"def scale(values, factor=3):": "module or class-level code changed",
+             "class Box(object):": "module or class-level code changed",
+             "STATE = {\"calls\": 1}": "module or class-level code changed"}
+    originals = {"def scale(values, factor=3):": "def scale(values, factor=2):",
+                 "class Box(object):": "class Box:", "STATE = {\"calls\": 1}": "STATE = {\"calls\": 0}"}
+    for new, reason in cases.items():
+        run = runner(_job(repo, tmp_path, "fallback", LIB.replace(originals[new], new)))
+        assert run.runner.startswith("fresh: ") and reason in run.runner, run.runner
+    added = runner(_job(repo, tmp_path, "added", LIB + "\n\ndef extra():\n    return 1\n"))
+    assert "added or removed" in added.runner
+
+
+def test_a_dead_worker_is_replaced_and_the_job_retried(setup):
+    repo, _, runner, tmp_path = setup
+    warm = runner(_job(repo, tmp_path, "one", LIB.replace("return a + b", "return a - b")))
+    assert warm.runner == "warm"
+    (worker,) = runner.workers
+    os.killpg(worker.proc.pid, 9)
+    worker.proc.wait()
+    again = runner(_job(repo, tmp_path, "two", LIB.replace("return a + b", "return a * b")))
+    assert again.runner == "warm" and again.outcomes["tests/test_lib.py::test_add"] == "failed"
+    assert worker.proc.poll() is None  # a new process
+
+
+def test_a_worker_with_threads_after_collection_refuses(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "lib.py").write_text(LIB)
+    (repo / "tests" / "conftest.py").write_text(textwrap.dedent("""
+        import threading, time
+        threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
+        """))
+    (repo / "tests" / "test_lib.py").write_text(TESTS)
+    env = TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)))
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    try:
+        run = runner(_job(repo, tmp_path, "t", LIB.replace("return a + b", "return a - b")))
+    finally:
+        runner.close()
+    assert run.runner.startswith("fresh: ") and "thread" in run.runner
+    assert run.outcomes["tests/test_lib.py::test_add"] == "failed"
