@@ -62,11 +62,14 @@ class Limits:
     baseline_timeout_sec: float = 1800.0  # one pristine whole-suite run
     memory_mb: int = 4096  # address-space limit of one test-runner process
     workers: int = 2  # parallel test jobs on the local executor
+    runner: str = "warm"  # mutant runs: "warm" (a worker per job slot that forks per mutant) | "fresh"
 
     def __attrs_post_init__(self):
         for name in ("max_mutants", "baseline_timeout_sec", "memory_mb", "workers"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"limits.{name} must be > 0")
+        if self.runner not in ("warm", "fresh"):
+            raise ValueError(f"limits.runner must be 'warm' or 'fresh', not {self.runner!r}")
         if self.timeout_sec is not None and self.timeout_sec <= 0:
             raise ValueError("limits.timeout_sec must be > 0")
         if self.max_tasks < 0:

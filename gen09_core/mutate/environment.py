@@ -37,7 +37,7 @@ class Environment:
 def prepare(profile: Profile, recipe: PythonRecipe, work: Path, pristine: Path) -> Environment:
     """Build (or reuse) the environment under ``work`` for the work copy ``pristine``."""
     work = Path(work).resolve()
-    plugin_dir = install_plugin(work / "plugins")
+    plugin_dir = install_plugin(work / "plugins", warm=True)
     record = work / RECORD
     venv = work / "venv"
     if not profile.venv:

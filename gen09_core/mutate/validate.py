@@ -124,7 +124,9 @@ def select_tests(baseline: Baseline, path: str, lines: list[int], kind: str,
 
 @frozen
 class Verdict:
-    """A mutant's validation result; ``status`` is ``valid`` or a rejection reason."""
+    """A mutant's validation result; ``status`` is ``valid`` or a rejection reason. The
+    costs of its run: wall and CPU seconds of the runner, the summed durations of the tests
+    themselves (the floor no runner can beat), and which runner ran it."""
 
     status: str
     fail_to_pass: tuple[str, ...] = ()
@@ -134,14 +136,20 @@ class Verdict:
     detail: str = ""
     failures: dict = field(factory=dict)
     cpu_seconds: float = 0.0
+    test_seconds: float = 0.0
+    runner: str = "fresh"
+
+
+def _verdict(status: str, run: TestRun, ran, f2p=(), p2p=(), failures=None, detail="") -> Verdict:
+    return Verdict(status, tuple(f2p), tuple(p2p), tuple(ran), run.seconds, detail, failures or {},
+                   run.cpu_seconds, run.test_seconds, run.runner)
 
 
 def judge(baseline: Baseline, run: TestRun, ran: tuple[str, ...], selection: str) -> Verdict:
     """F2P/P2P from one mutant run over ``ran``; in coverage mode the stable tests that did
     not run are P2P candidates, to be confirmed."""
     if run.status != "ok":
-        return Verdict(run.status, ran=ran, seconds=run.seconds, detail=run.detail,
-                       cpu_seconds=run.cpu_seconds)
+        return _verdict(run.status, run, ran, detail=run.detail)
     f2p = tuple(t for t in ran if run.outcomes.get(t, "error") != PASSING)
     if selection == "full":
         p2p = tuple(t for t in ran if run.outcomes.get(t) == PASSING)
@@ -150,10 +158,10 @@ def judge(baseline: Baseline, run: TestRun, ran: tuple[str, ...], selection: str
         p2p = tuple(t for t in baseline.stable if t not in failed)
     failures = {t: run.failures[t] for t in f2p if t in run.failures}
     if not f2p:
-        return Verdict("no_fail_to_pass", (), p2p, ran, run.seconds, cpu_seconds=run.cpu_seconds)
+        return _verdict("no_fail_to_pass", run, ran, (), p2p)
     if not p2p:
-        return Verdict("no_pass_to_pass", f2p, (), ran, run.seconds, cpu_seconds=run.cpu_seconds)
-    return Verdict("valid", f2p, p2p, ran, run.seconds, failures=failures, cpu_seconds=run.cpu_seconds)
+        return _verdict("no_pass_to_pass", run, ran, f2p, ())
+    return _verdict("valid", run, ran, f2p, p2p, failures)
 
 
 def judge_same_run(baseline: Baseline, run: TestRun,
@@ -162,12 +170,10 @@ def judge_same_run(baseline: Baseline, run: TestRun,
     one of them failed: ``(verdict, selection_agrees)``. A caught mutant's verdict comes from
     the complete F2P + P2P set (the confirmation); otherwise from the covering tests alone."""
     if run.status != "ok":
-        return Verdict(run.status, ran=selected, seconds=run.seconds, detail=run.detail,
-                       cpu_seconds=run.cpu_seconds), None
+        return _verdict(run.status, run, selected, detail=run.detail), None
     caught = tuple(t for t in selected if run.outcomes.get(t, "error") != PASSING)
     if not caught:
-        return Verdict("no_fail_to_pass", (), (), selected, run.seconds,
-                       cpu_seconds=run.cpu_seconds), None
+        return _verdict("no_fail_to_pass", run, selected), None
     verdict = judge(baseline, run, baseline.stable, "full")
     return verdict, sorted(caught) == sorted(verdict.fail_to_pass)
 

@@ -91,6 +91,7 @@ class TestRun:
     cpu_seconds: float = 0.0
     problem: str = ""
     runner: str = "fresh"  # "warm", or "fresh" (with the reason when a warm worker handed it back)
+    test_seconds: float = 0.0  # the summed durations of the test phases themselves
 
 
 def install_plugin(folder: Path, warm: bool = False) -> Path:
@@ -163,7 +164,8 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
         detail += f" ({RUNNER_FAILURES.get(done.returncode, 'session not finished')}): {done.output}"
     coverage = read_coverage(cov_file) if job.coverage and cov_file is not None else None
     return TestRun(job.job_id, status, record.outcomes(), failures, done.seconds, coverage, detail,
-                   done.cpu_seconds, record.first_problem() or (done.output if not record.tests else ""))
+                   done.cpu_seconds, record.first_problem() or (done.output if not record.tests else ""),
+                   test_seconds=record.duration)
 
 
 def read_coverage(path: Path) -> dict:

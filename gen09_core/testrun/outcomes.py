@@ -60,6 +60,8 @@ class Record:
     exitstatus: int | None = None
     stopped_early: bool = False
     internal_error: str = ""
+    duration: float = 0.0  # seconds of every recorded phase, summed
+
 
     def outcome(self, test_id: str) -> str:
         """The outcome of ``test_id`` (``missing`` when it was never reported)."""
@@ -125,7 +127,7 @@ def read(path) -> Record:
     except OSError:
         return Record()
     runs: dict = {}
-    collect_errors, finished, exitstatus, stopped, internal = [], False, None, False, ""
+    collect_errors, finished, exitstatus, stopped, internal, duration = [], False, None, False, "", 0.0
     for line in lines:
         try:
             item = json.loads(line)
@@ -133,6 +135,7 @@ def read(path) -> Record:
             continue
         kind = item.get("kind")
         if kind == "phase":
+            duration += float(item.get("duration") or 0.0)
             phases = runs.setdefault(item["id"], [])
             if item["when"] == "setup" and not item.get("subtest") and phases:
                 phases.clear()  # a rerun starts over
@@ -147,7 +150,7 @@ def read(path) -> Record:
             internal = item.get("message", "")
     tests = {test_id: _decide(phases) for test_id, phases in runs.items()}
     tests = {test_id: result for test_id, result in tests.items() if result.outcome != MISSING}
-    return Record(tests, tuple(collect_errors), finished, exitstatus, stopped, internal)
+    return Record(tests, tuple(collect_errors), finished, exitstatus, stopped, internal, round(duration, 6))
 
 
 def grade(record: Record, expected) -> tuple[int, list]:

@@ -65,9 +65,19 @@ class Worker:
         self.start_timeout = start_timeout
         self.proc = None
         self.reason = ""
+        self.startup_seconds = 0.0  # wall time of every start (collection included)
+        self.cpu_seconds = 0.0  # CPU of the worker processes themselves, known once they end
+        self.children_cpu = 0.0  # CPU of the jobs' children (also in each TestRun)
         self._start()
 
     def _start(self) -> None:
+        started = time.perf_counter()
+        try:
+            self._launch()
+        finally:
+            self.startup_seconds += time.perf_counter() - started
+
+    def _launch(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
         shutil.copytree(self.source, self.folder, symlinks=True)
         self.state = _tree_state(self.folder)
@@ -140,6 +150,7 @@ class Worker:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)  # nothing the child started outlives it
         self._restore()
+        self.children_cpu += done.get("cpu", 0.0)
         status = done["status"]
         code = os.waitstatus_to_exitcode(status)
         finished = Finished("timeout" if expired.is_set() else "ok", 0 if code == 0 else code,
@@ -166,10 +177,12 @@ class Worker:
         for handle in (self.send, self.recv):
             with contextlib.suppress(OSError):
                 handle.close()
-        if self.proc is not None:
+        if self.proc is not None and self.proc.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
+            _, status, usage = os.wait4(self.proc.pid, 0)  # its CPU, its reaped children's included
+            self.proc.returncode = os.waitstatus_to_exitcode(status)
+            self.cpu_seconds += usage.ru_utime + usage.ru_stime
 
 
 class WarmRunner:
@@ -244,3 +257,10 @@ class WarmRunner:
         """End every worker."""
         for worker in self.workers:
             worker.close()
+
+    def stats(self) -> dict:
+        """What the workers cost beyond their jobs (after ``close``): how many started, the
+        wall seconds of starting them (collection included) and their own CPU seconds."""
+        return {"workers": len(self.workers),
+                "startup_seconds": round(sum(w.startup_seconds for w in self.workers), 3),
+                "overhead_cpu_seconds": round(sum(w.cpu_seconds - w.children_cpu for w in self.workers), 3)}

@@ -133,6 +133,10 @@ class _Run:
         self.seconds = {"baseline": 0.0, "validation": 0.0, "confirmation": 0.0}
         self.cpu = {"validation": 0.0, "confirmation": 0.0}
         self.final: dict[str, tuple[str, str]] = {}  # mutant id -> (outcome column, reason)
+        self._warm = None
+        self.warm_stats: dict = {}
+        self.runners: dict[str, int] = {}  # "warm" / "fresh: <reason>" -> mutant runs
+        self.test_seconds = {"validation": 0.0, "confirmation": 0.0}
 
     # -- stages ---------------------------------------------------------------------------
 
@@ -145,8 +149,15 @@ class _Run:
         shipped = source_files(self.pristine)  # with what the build generated (a _version.py)
         baseline = self._baseline(env)
         mutants = self._generate(files, baseline)
-        verdicts = self._validate(env, baseline, mutants)
-        accepted = self._confirm(env, baseline, mutants, verdicts)
+        try:
+            verdicts = self._validate(env, baseline, mutants)
+            accepted = self._confirm(env, baseline, mutants, verdicts)
+        finally:
+            if self._warm is not None:
+                self._warm.close()
+                self.warm_stats = self._warm.stats()
+                self.seconds["warm_startup"] = self.warm_stats["startup_seconds"]
+                self.cpu["warm_overhead"] = self.warm_stats["overhead_cpu_seconds"]
         exported = self._export(shipped, baseline, mutants, accepted)
         return self._summary(baseline, mutants, verdicts, accepted, exported, time.perf_counter() - start)
 
@@ -188,10 +199,19 @@ class _Run:
         self._env = env
         return env
 
-    def _runner(self, env):
+    def _runner(self, env, warm: bool = False):
+        """The job runner: a fresh pytest process per job, or (mutant runs with
+        ``limits.runner = "warm"``) a warm worker that forks per job."""
         from gen09_core.testrun.jobs import run_job
 
-        return functools.partial(run_job, env.test_env)
+        if not warm or self.cfg.limits.runner != "warm":
+            return functools.partial(run_job, env.test_env)
+        if self._warm is None:
+            from gen09_core.testrun.warm import WarmRunner
+
+            self._warm = WarmRunner(env.test_env, self.pristine, self.scratch,
+                                    self.cfg.limits.baseline_timeout_sec)
+        return self._warm
 
     def _baseline(self, env):
         from gen09_core.mutate.validate import load_baseline, run_baseline
@@ -387,7 +407,7 @@ class _Run:
         total = len(jobs)
         self.journal.event("validate", "started", total=total, completed=0,
                            detail={"selection": selection, "decided_without_running": len(verdicts)})
-        for done, run in enumerate(self.ctx.executor.run(self._runner(env), jobs), 1):
+        for done, run in enumerate(self.ctx.executor.run(self._runner(env, warm=True), jobs), 1):
             mutant = by_id[run.job_id]
             record = {"mutant": _mutant_dict(mutant)}
             if selection == "coverage" and self.opts.confirm == "same_run":
@@ -404,11 +424,13 @@ class _Run:
             self.journal.event("validate", "progress", mutant.mutant_id, failure_class=klass,
                                total=total, completed=done,
                                detail={"status": verdict.status, "tests": len(verdict.ran),
-                                       "seconds": round(verdict.seconds, 3)})
+                                       "seconds": round(verdict.seconds, 3), "runner": verdict.runner})
         for mutant in mutants:
             verdict = verdicts[mutant.mutant_id]
             self.seconds["validation"] += verdict.seconds
             self.cpu["validation"] += verdict.cpu_seconds
+            self.test_seconds["validation"] += verdict.test_seconds
+            self.runners[verdict.runner] = self.runners.get(verdict.runner, 0) + 1
             if verdict.status != "valid":
                 self.final[mutant.mutant_id] = (verdict.status, verdict.detail[:300])
         valid = sum(v.status == "valid" for v in verdicts.values())
@@ -437,7 +459,7 @@ class _Run:
                                 self.timeout, self.cfg.limits.memory_mb))
         self.journal.event("confirm", "started", total=len(jobs), completed=0)
         by_job = {f"confirm-{m.mutant_id}": m for m in valid}
-        for done, run in enumerate(self.ctx.executor.run(self._runner(env), jobs), 1):
+        for done, run in enumerate(self.ctx.executor.run(self._runner(env, warm=True), jobs), 1):
             mutant = by_job[run.job_id]
             verdict = confirm(baseline, run)
             record = records[mutant.mutant_id]
@@ -454,6 +476,7 @@ class _Run:
             if self.opts.selection == "coverage" and self.opts.confirm == "separate":
                 self.seconds["confirmation"] += verdict.seconds
                 self.cpu["confirmation"] += verdict.cpu_seconds
+                self.test_seconds["confirmation"] += verdict.test_seconds
             if verdict.status == "valid":
                 accepted[mutant.mutant_id] = verdict
             else:
@@ -532,7 +555,7 @@ class _Run:
 
     def _summary(self, baseline, mutants, verdicts, accepted, exported, wall) -> dict:
         runner = sum(self.seconds.values())
-        mutant_seconds = self.seconds["validation"] + self.seconds["confirmation"]
+        mutant_seconds = sum(v for k, v in self.seconds.items() if k != "baseline")  # warm start-up too
         per_task = mutant_seconds / len(accepted) if accepted else None
         per_modifier = {}
         for name in sorted(self.stats):
@@ -566,6 +589,9 @@ class _Run:
             "per_modifier": per_modifier,
             "runner_seconds": {k: round(v, 3) for k, v in self.seconds.items()},
             "runner_cpu_seconds": {k: round(v, 3) for k, v in self.cpu.items()},
+            "test_seconds": {k: round(v, 3) for k, v in self.test_seconds.items()},
+            "runner": self.cfg.limits.runner, "runs_by_runner": dict(sorted(self.runners.items())),
+            "warm_workers": self.warm_stats,
             "runner_seconds_per_accepted_task": round(per_task, 3) if per_task is not None else None,
             "wall_seconds": round(wall, 3),
             "cost": {"test_runner_seconds": round(runner, 3), "model_calls": 0, "model_cost_usd": 0.0,
@@ -581,11 +607,11 @@ def _mutant_dict(mutant: Mutant) -> dict:
 
 
 def _verdict(data: dict):
+    import cattrs
+
     from gen09_core.mutate.validate import Verdict
 
-    return Verdict(data["status"], tuple(data.get("fail_to_pass", ())), tuple(data.get("pass_to_pass", ())),
-                   tuple(data.get("ran", ())), data.get("seconds", 0.0), data.get("detail", ""),
-                   data.get("failures", {}), data.get("cpu_seconds", 0.0))
+    return cattrs.structure(data, Verdict)
 
 
 __all__ = ["RECIPE", "SweSmithOptions", "Entity", "Span"]
