@@ -279,3 +279,23 @@ def test_selection_and_usage_errors_with_an_older_pytest(repo, tmp_path):
     broken = TestEnv(python, env.plugin_dir, env.venv, pytest_args=("--no-such-option",))
     crashed = run_job(broken, TestJob("usage", str(repo), str(tmp_path / "jobs"), tests=ids))
     assert crashed.status == "crash" and "usage error" in crashed.detail
+
+
+def test_concurrent_jobs_get_temp_folders_of_their_own(env, tmp_path):
+    """Suites that write a fixed name under the temp folder (click's pager tests do) cannot
+    collide when jobs run side by side."""
+    from gen09_core.mutate.executor import LocalExecutor
+
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "test_tmp.py").write_text(textwrap.dedent("""
+        import os, tempfile, time
+        def test_fixed_name():
+            path = os.path.join(tempfile.gettempdir(), "gen09-fixed-name.txt")
+            open(path, "w").write(str(os.getpid()))
+            time.sleep(1.5)
+            assert open(path).read() == str(os.getpid())
+        """))
+    jobs = [TestJob(f"j{i}", str(repo), str(tmp_path / "jobs")) for i in range(2)]
+    runs = list(LocalExecutor(2).run(lambda job: run_job(env, job), jobs))
+    assert [r.outcomes for r in runs] == [{"tests/test_tmp.py::test_fixed_name": "passed"}] * 2

@@ -130,8 +130,9 @@ def run_trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: 
         target = app / changed.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(changed.new_bytes())
+    (root / "tmp").mkdir()
     env = clean_env(GEN09_APP_DIR=str(app), GEN09_TESTS_DIR=str(bundle / "tests"), GEN09_LOG_DIR=str(logs),
-                    GEN09_PYTHON=python)
+                    GEN09_PYTHON=python, TMPDIR=str(root / "tmp"))  # a temp folder of its own
     if oracle:
         done = run_limited(["bash", str(bundle / "solution" / "solve.sh")], root, env, timeout_sec,
                            root / "solve-output.txt")

@@ -24,6 +24,7 @@ import json
 import os
 import resource
 import sys
+import tempfile
 import threading
 import types
 
@@ -120,6 +121,7 @@ def _child(session, job, plan):
         for live, new_code in plan:
             for function in live:
                 function.__code__ = new_code
+        os.environ["TMPDIR"] = tempfile.tempdir = job["tmpdir"]  # a temp folder of its own
         recorder = sys.modules["gen09_pytest"]
         os.environ["GEN09_OUTCOMES"] = job["outcomes"]
         recorder._state["out"] = open(job["outcomes"], "a", encoding="utf-8")  # noqa: SIM115

@@ -131,7 +131,9 @@ def _id_file(path: Path, ids) -> str:
 
 def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path) -> TestRun:
     record_path, cov_file = meta / "outcomes.jsonl", meta / "coverage.json"
-    extra = {"GEN09_OUTCOMES": str(record_path)}
+    (meta / "tmp").mkdir()
+    # a temp folder of its own: tests that write fixed names under /tmp cannot collide
+    extra = {"GEN09_OUTCOMES": str(record_path), "TMPDIR": str(meta / "tmp")}
     cmd = [env.python, "-m", "pytest", *env.pytest_options(), f"--rootdir={folder}"]
     if job.coverage:
         extra["GEN09_COV_FILE"] = str(cov_file)

@@ -85,7 +85,11 @@ class Worker:
         from_worker, to_gen09 = os.pipe()
         cmd = [self.env.python, "-m", "pytest", *self.env.pytest_options(), "-p", PLUGIN,
                f"--rootdir={self.folder}", *self.env.test_paths]
-        env = self.env.process_env(self.folder, GEN09_WARM_IN=str(to_worker), GEN09_WARM_OUT=str(to_gen09))
+        tmp = self.folder.parent / f"{self.folder.name}.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        env = self.env.process_env(self.folder, GEN09_WARM_IN=str(to_worker), GEN09_WARM_OUT=str(to_gen09),
+                                   TMPDIR=str(tmp))
         self.log_path = self.folder.parent / f"{self.folder.name}.log"
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -123,7 +127,7 @@ class Worker:
         files = sorted({t.split("::", 1)[0] for t in job.tests})
         request = {"id": job.job_id, "path": path, "text": text, "select": list(job.tests),
                    "first": list(job.first) if job.first is not None else None, "files": files,
-                   "outcomes": str(record), "memory_mb": job.memory_mb}
+                   "outcomes": str(record), "memory_mb": job.memory_mb, "tmpdir": str(meta / "tmp")}
         start = time.perf_counter()
         try:
             self.send.write(json.dumps(request) + "\n")
@@ -217,7 +221,7 @@ class WarmRunner:
         meta = self.scratch / f"{job.job_id}.warm"
         for attempt in (1, 2):
             shutil.rmtree(meta, ignore_errors=True)
-            meta.mkdir(parents=True)
+            (meta / "tmp").mkdir(parents=True)
             try:
                 return worker.run(job, meta)
             except WorkerDied as exc:
