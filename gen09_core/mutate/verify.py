@@ -131,8 +131,11 @@ def run_trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: 
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(changed.new_bytes())
     (root / "tmp").mkdir()
+    # the interpreter's folder first on PATH, as in the validation's venv (and the image): the
+    # repository's console scripts are found; the test process gets a temp folder of its own
     env = clean_env(GEN09_APP_DIR=str(app), GEN09_TESTS_DIR=str(bundle / "tests"), GEN09_LOG_DIR=str(logs),
-                    GEN09_PYTHON=python, TMPDIR=str(root / "tmp"))  # a temp folder of its own
+                    GEN09_PYTHON=python, TMPDIR=str(root / "tmp"))
+    env["PATH"] = f"{Path(python).parent}{os.pathsep}{env.get('PATH', '')}"
     if oracle:
         done = run_limited(["bash", str(bundle / "solution" / "solve.sh")], root, env, timeout_sec,
                            root / "solve-output.txt")

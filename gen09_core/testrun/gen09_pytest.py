@@ -61,8 +61,19 @@ def _write(record):
         out.flush()
 
 
+# markers of the plugins gen09 never loads (pytest-cov, xdist, rerunfailures): a suite that marks
+# tests with them must not fail on an unknown marker under --strict-markers or filterwarnings=error
+FOREIGN_MARKERS = {"no_cover": "no_cover: skip coverage (pytest-cov)",
+                   "xdist_group": "xdist_group(name): a worker group (pytest-xdist)",
+                   "flaky": "flaky(reruns=0): rerun on failure (pytest-rerunfailures)"}
+
+
 def pytest_configure(config):
-    """Open the record."""
+    """Open the record; register the markers of the plugins gen09 leaves out."""
+    known = {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
+    for name, line in FOREIGN_MARKERS.items():
+        if name not in known:
+            config.addinivalue_line("markers", line)
     path = os.environ.get("GEN09_OUTCOMES")
     if path and _state["out"] is None:
         _state["out"] = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed at unconfigure

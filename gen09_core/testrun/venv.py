@@ -32,6 +32,7 @@ from gen09_core.testrun.process import clean_env, tail
 LOCK_NAME = "gen09.lock"
 LOCK_HEADER = "# gen09 environment lock, format 1: exactly what the validation ran with"
 READY = ".gen09-ready"
+PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 
 _CAPTURE = r"""
 import importlib.metadata as m, json, sys
@@ -221,16 +222,20 @@ def cache_root() -> Path:
 
 
 def cached_env(lock: Lock, project_dir: Path, root: Path | None = None) -> str:
-    """The interpreter of a venv built from ``lock`` (once per lock digest: bundles of
-    one repository share it; concurrent callers wait for one build)."""
+    """The interpreter of a venv built from ``lock`` and the repository in ``project_dir``,
+    once per lock digest and packaging metadata (bundles of one repository share it;
+    concurrent callers wait for one build)."""
     root = Path(root or cache_root()) / "envs"
     root.mkdir(parents=True, exist_ok=True)
-    venv = root / lock.digest()
-    with open(root / f"{lock.digest()}.lock", "w") as guard:
+    key = hashlib.sha256(lock.render().encode())
+    for name in PACKAGING_FILES:  # what the repository's own install makes of it (scripts, metadata)
+        path = Path(project_dir) / name
+        key.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"-"))
+    venv = root / key.hexdigest()[:16]
+    with open(root / f"{venv.name}.lock", "w") as guard:
         fcntl.flock(guard, fcntl.LOCK_EX)
         if not (venv / READY).exists():
             python = build_from_lock(lock, venv, project_dir)
             (venv / READY).write_text("ok\n")
             return python
     return str(venv / "bin" / "python")
-
