@@ -95,6 +95,36 @@ class Entity:
 
 
 @frozen
+class Features:
+    """What an entity contains, as procedural mutators see it: a cyclomatic-style
+    ``complexity`` and the names of its properties (``loop``, ``if_else``, ...)."""
+
+    complexity: int
+    properties: frozenset[str]
+
+
+@frozen(kw_only=True)
+class Modifier:
+    """What every procedural mutator declares, in any language pack: its ``name``, a one-line
+    ``description``, the ``conditions`` (feature properties) and ``min_complexity`` an entity
+    must meet, the entity ``kinds`` it acts on, and the ``likelihood`` that each eligible site
+    is rewritten (at least one always is). Packs subclass it with the code that mutates."""
+
+    name: str
+    description: str
+    conditions: tuple[str, ...]
+    min_complexity: int
+    likelihood: float
+    kinds: tuple[str, ...] = ("function", "method")
+
+    def eligible(self, features: Features | None, entity: Entity) -> bool:
+        """True when the entity's kind, properties and complexity meet this mutator's needs."""
+        return (features is not None and entity.kind in self.kinds
+                and set(self.conditions) <= features.properties
+                and features.complexity >= self.min_complexity)
+
+
+@frozen
 class SourceFile:
     """A repository file decoded for editing; ``encode`` restores its exact bytes."""
 

@@ -213,12 +213,11 @@ def _word(char: bytes) -> bool:
     return bool(char) and (char.isalnum() or char in b"_$" or char[0] >= 0x80)
 
 
-def entities(grammar: Grammar, text: str, path: str | None = None) -> list[Entity]:
-    """Definitions in ``text``, named inside the file (``Point.area``, ``Server.Handle``)."""
+def definitions(grammar: Grammar, tree) -> list[tuple[object, str, str]]:
+    """``(node, qualified name, kind)`` of every definition in ``tree`` that is an entity,
+    in document order (``Point.area``, ``Server.Handle``)."""
     spec = grammar.spec
-    data = text.encode("utf-8")
-    tree = grammar.parse(data, path)
-    out: list[Entity] = []
+    out = []
     scopes: list[tuple[int, str, str]] = []  # (end_byte, qualified name, kind)
     for node in grammar.nodes(tree, spec.definitions):
         while scopes and scopes[-1][0] <= node.start_byte:
@@ -238,7 +237,16 @@ def entities(grammar: Grammar, text: str, path: str | None = None) -> list[Entit
         qualified = f"{owner[1]}.{name}" if owner else name
         scopes.append((node.end_byte, qualified, kind))
         if kind:
-            start = node.start_point[0] + 1
-            end = node.end_point[0] + 1 - (node.end_point[1] == 0)  # ends at a line start
-            out.append(Entity(qualified, kind, Span(start, max(start, end))))
+            out.append((node, qualified, kind))
+    return out
+
+
+def entities(grammar: Grammar, text: str, path: str | None = None) -> list[Entity]:
+    """Definitions in ``text``, named inside the file (``Point.area``, ``Server.Handle``)."""
+    tree = grammar.parse(text.encode("utf-8"), path)
+    out = []
+    for node, name, kind in definitions(grammar, tree):
+        start = node.start_point[0] + 1
+        end = node.end_point[0] + 1 - (node.end_point[1] == 0)  # ends at a line start
+        out.append(Entity(name, kind, Span(start, max(start, end))))
     return out

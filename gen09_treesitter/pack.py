@@ -16,3 +16,4 @@ gen09_languages = PACK.gen09_languages
 gen09_parse = PACK.gen09_parse
 gen09_normalize = PACK.gen09_normalize
 gen09_entities = PACK.gen09_entities
+gen09_mutators = PACK.gen09_mutators

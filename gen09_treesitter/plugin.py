@@ -14,7 +14,8 @@ from gen09_treesitter import engine
 
 
 class TreeSitterPack:
-    """Syntax gate, comment-aware normalizer and entity location for ``specs``."""
+    """Syntax gate, comment-aware normalizer, entity location and (for the built-in
+    languages) procedural mutators for ``specs``."""
 
     def __init__(self, specs, incremental: bool = True):
         """Serve ``specs`` (an iterable of ``LanguageSpec``); ``incremental`` reparses
@@ -58,3 +59,14 @@ class TreeSitterPack:
         """Functions, methods, classes and other definitions, qualified inside the file."""
         grammar = self.grammars.get(language)
         return None if grammar is None else engine.entities(grammar, text, path)
+
+    @hookimpl
+    def gen09_mutators(self, language):
+        """The procedural mutators of ``gen09_treesitter.mutators`` for ``language`` (imported
+        on first use); None for a language they have no dialect for."""
+        grammar = self.grammars.get(language)
+        if grammar is None:
+            return None
+        from gen09_treesitter.mutators import for_grammar
+
+        return for_grammar(grammar)

@@ -22,10 +22,13 @@ import click
 @click.option("--selection", type=click.Choice(["coverage", "full"]), default=None,
               help="Tests per mutant: the covering ones (default) or the whole suite.")
 @click.option("--workers", type=int, default=None, help="Parallel test jobs (limits.workers).")
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Run folder; re-running into it resumes.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, workers, out, as_json):
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Run folder; re-running into it resumes (required unless --dry-run).")
+@click.option("--dry-run", is_flag=True,
+              help="Only list the gated mutants (any language; nothing is installed or run).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the summary (with --dry-run: the mutants) as JSON.")
+def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, workers, out, dry_run, as_json):
     """Make verified bug-fix tasks from the healthy repository REPO (Harbor bundles).
 
     Exit status: 0 when at least one task was exported; 1 when none was (or the source has
@@ -53,6 +56,13 @@ def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, work
     data = cfg.merge(data, overrides)
     if "source" not in data:
         raise BadInput("give the repository: gen09 mutate REPO ... (or source.repo in --config)")
+    if dry_run:
+        from gen09_core.mutate.dryrun import dry_run as list_mutants
+        from gen09_core.mutate.dryrun import report
+
+        sys.exit(report(list_mutants(Path(data["source"]["repo"]), data), as_json))
+    if out is None:
+        raise BadInput("give the run folder: --out DIR (or --dry-run to only list the mutants)")
     listener, progress = _progress_listener()
     try:
         summary = run(data, out, listener=listener, where=where)

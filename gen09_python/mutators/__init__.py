@@ -1,6 +1,7 @@
 """Procedural mutators for Python: small libcst transformers that plant a bug in one entity.
 
-Each mutator is a frozen :class:`~gen09_python.mutators.base.Mutator` with a ``name``, a
+Each mutator is a frozen :class:`~gen09_python.mutators.base.Mutator` (a
+:class:`gen09_core.models.Modifier`, as every pack's mutators are) with a ``name``, a
 one-line ``description``, the ``conditions`` an entity must meet (``loop``, ``if_else``, ...),
 a ``min_complexity`` and a ``likelihood`` (the chance that each eligible site inside the
 entity is rewritten; at least one always is). The set mirrors SWE-smith's Python procedural

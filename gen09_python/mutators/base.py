@@ -16,42 +16,19 @@ from collections.abc import Callable
 import libcst as cst
 from attrs import frozen
 
-from gen09_core.models import Entity
+from gen09_core.models import Entity, Features, Modifier
 
 
-@frozen
-class Features:
-    """What an entity contains: a cyclomatic-style ``complexity`` and property names."""
+@frozen(kw_only=True)
+class Mutator(Modifier):
+    """One procedural modifier: its description plus the libcst transformer class that does it."""
 
-    complexity: int
-    properties: frozenset[str]
-
-
-@frozen
-class Mutator:
-    """One procedural modifier: metadata plus the libcst transformer class that does it."""
-
-    name: str
-    description: str
-    kinds: tuple[str, ...]
-    conditions: tuple[str, ...]
-    min_complexity: int
-    likelihood: float
     transformer: Callable[..., SiteTransformer]
     language: str = "python"
 
     def features(self, path: str, text: str, entity: Entity) -> Features | None:
         """The entity's features, or None when it cannot be found or parsed."""
         return entity_features(text, entity)
-
-    def eligible(self, features: Features | None, entity: Entity) -> bool:
-        """True when the entity's kind, properties and complexity meet this mutator's needs."""
-        return (
-            features is not None
-            and entity.kind in self.kinds
-            and set(self.conditions) <= features.properties
-            and features.complexity >= self.min_complexity
-        )
 
     def mutate(self, path: str, text: str, entity: Entity, rng: random.Random) -> str | None:
         """The whole file with the entity mutated, or None when there is nothing to change.

@@ -9,11 +9,8 @@ folder skips what is already recorded there.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
-import hashlib
 import json
-import random
 import re
 import shutil
 import time
@@ -22,7 +19,8 @@ from pathlib import Path
 from attrs import asdict, field, frozen
 
 from gen09_core.errors import BadInput, EnvironmentFailure, Gen09Error
-from gen09_core.models import Candidate, CandidateBatch, Edit, Entity, Span
+from gen09_core.models import Entity, Span
+from gen09_core.mutate.mutants import Mutant, known_modifiers
 
 NAME = "swe_smith"
 VERSION = "1"
@@ -31,8 +29,6 @@ MIRRORS = ("SWE-bench/SWE-smith procedural bug generation (swesmith/bug_gen/proc
            "P2P: passes on both; valid with >= 1 of each); re-implemented, no upstream code")
 DEFAULT_EXCLUDE = ("test_*.py", "*_test.py", "tests/*", "test/*", "*/tests/*", "*/test/*", "testing/*",
                    "conftest.py", "setup.py", "docs/*", "doc/*", "examples/*", "benchmarks/*", "bench/*")
-GATE_LINT = ("F821",)
-CHUNK = 64
 # every mutant sent to validation ends in exactly one of these
 OUTCOME_COLUMNS = ("uncovered", "no_fail_to_pass", "no_pass_to_pass", "timeout", "crash", "confirm_rejected",
                    "over_task_cap", "export_failed", "exported")
@@ -70,21 +66,6 @@ class SweSmithOptions:
 
 
 @frozen
-class Mutant:
-    """A gated mutant ready for validation."""
-
-    mutant_id: str
-    path: str
-    entity: str
-    kind: str
-    span: tuple[int, int]
-    modifier: str
-    complexity: int
-    text: str
-    diff: str
-
-
-@frozen
 class SweSmithRecipe:
     """The recipe object the ``gen09_recipes`` hook returns."""
 
@@ -96,7 +77,7 @@ class SweSmithRecipe:
 
     def check(self, options: SweSmithOptions, registry) -> None:
         """Unknown modifier names are an error listing the known ones."""
-        known = {m.name for m in _mutators(registry, ())}
+        known = known_modifiers(registry)
         unknown = sorted(set(options.modifiers) - known)
         if unknown:
             raise BadInput(f"recipe.swe_smith.modifiers: unknown {', '.join(unknown)} "
@@ -108,11 +89,6 @@ class SweSmithRecipe:
 
 
 RECIPE = SweSmithRecipe()
-
-
-def _mutators(registry, names) -> list:
-    found = registry.mutators("python")
-    return [m for m in found if m.name in set(names)] if names else found
 
 
 def _slug(text: str) -> str:
@@ -278,82 +254,19 @@ class _Run:
         return (f"the repository has no stable passing tests ({counts}), so nothing can validate a bug."
                 f"{first} Detected: {self.ctx.recipe.summary()}. To fix: {fix}.")
 
-    def _eligible_file(self, rel: str, test_files: set) -> bool:
-        if not rel.endswith(".py") or rel in test_files:
-            return False
-        name = rel.rsplit("/", 1)[-1]
-        if any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in self.opts.exclude):
-            return False
-        return not self.opts.include or any(fnmatch.fnmatch(rel, p) for p in self.opts.include)
-
     def _generate(self, files, baseline) -> list[Mutant]:
-        from gen09_core.entities import list_entities
-        from gen09_core.pipeline import run_batch, unified_diff
+        from gen09_core.mutate.mutants import generate
 
-        registry = self.ctx.registry
-        mutators = _mutators(registry, self.opts.modifiers)
-        seed = self.cfg.seeds.mutate
         test_files = {t.split("::")[0] for t in baseline.stable + baseline.flaky + baseline.failing}
-        texts, pairs = {}, []
-        for rel in files:
-            if not self._eligible_file(rel, test_files):
-                continue
-            try:
-                text = (self.pristine / rel).read_text(encoding="utf-8")
-            except (UnicodeDecodeError, OSError):
-                continue
-            texts[rel] = text
-            for entity in list_entities(registry, rel, text) or []:
-                for mutator in mutators:
-                    features = mutator.features(rel, text, entity)
-                    if mutator.eligible(features, entity):
-                        pairs.append((rel, entity, mutator, features))
-        random.Random(f"{seed}:order").shuffle(pairs)
-        self.journal.event("generate", "started", detail={"candidates": len(pairs), "files": len(texts)})
-        kept: list[Mutant] = []
-        digests: set[str] = set()
-        pending: list[tuple] = []
-
-        def flush():
-            if not pending:
-                return
-            batch = CandidateBatch(tuple(Candidate(mid, (Edit(rel, content=new),))
-                                         for mid, rel, *_ , new in pending))
-            report = run_batch(batch, self.pristine, registry=registry, hard_lint=GATE_LINT)
-            for item, outcome in zip(pending, report.outcomes, strict=True):
-                mid, rel, entity, mutator, features, new = item
-                stat = self._stat(mutator.name)
-                stat["generated"] += 1
-                if outcome.status == "rejected":
-                    key = "gate_" + outcome.rejection.reason
-                    stat[key] = stat.get(key, 0) + 1
-                    continue
-                if outcome.status == "duplicate" or outcome.digest in digests:
-                    stat["duplicate"] += 1
-                    continue
-                digests.add(outcome.digest)
-                if len(kept) < self.cfg.limits.max_mutants:
-                    span = (entity.span.start, entity.span.end)
-                    kept.append(Mutant(mid, rel, entity.name, entity.kind, span, mutator.name,
-                                       features.complexity, new, unified_diff(outcome.applied)))
-            pending.clear()
-
-        for rel, entity, mutator, features in pairs:
-            if len(kept) >= self.cfg.limits.max_mutants:
-                break
-            rng = random.Random(f"{seed}:{rel}:{entity.name}:{entity.span.start}:{mutator.name}")
-            new = mutator.mutate(rel, texts[rel], entity, rng)
-            if new is None:
-                continue
-            mid = f"{mutator.name}__{hashlib.sha256((rel + chr(0) + new).encode()).hexdigest()[:8]}"
-            pending.append((mid, rel, entity, mutator, features, new))
-            if len(pending) >= CHUNK:
-                flush()
-        flush()
-        for mutant in kept:
-            self._stat(mutant.modifier)["gated"] += 1
-        self.journal.event("generate", "done", detail={"mutants": len(kept)})
-        return kept
+        result = generate(self.ctx.registry, self.pristine, files, self.opts.modifiers, self.opts.include,
+                          self.opts.exclude, test_files, self.cfg.seeds.mutate, self.cfg.limits.max_mutants,
+                          on_start=lambda detail: self.journal.event("generate", "started", detail=detail))
+        for name, counts in result.per_modifier().items():
+            stat = self._stat(name)
+            for key, value in counts.items():
+                stat[key] = stat.get(key, 0) + value
+        self.journal.event("generate", "done", detail={"mutants": len(result.mutants)})
+        return list(result.mutants)
 
     def _stat(self, modifier: str) -> dict:
         return self.stats.setdefault(modifier, {"generated": 0, "duplicate": 0, "gated": 0})
