@@ -38,9 +38,12 @@ import click
               help="Seconds per candidate validation run (default: 10 s + 3 x the slowest self-check run); "
                    "a timed-out run's whole process group is killed.")
 @click.option("--workers", type=int, default=2, show_default=True, help="Parallel validations.")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where validations run: this machine, or a Ray cluster (gen09[ray]).")
+@click.option("--ray-address", default=None, help="The Ray cluster's address (default: RAY_ADDRESS).")
 @click.option("--tolerant", is_flag=True, help="Also measure the tolerant matching tier as an arm.")
 def ab_command(tasks, checkouts, n, k, seed, out, generator, base_url, model, api_key, prices,
-               output_mode, record, replay, python, timeout, workers, tolerant):
+               output_mode, record, replay, python, timeout, workers, executor, ray_address, tolerant):
     """Measure whether the candidate stage earns its place.
 
     TASKS is a `gen09 mutate` run folder (fresh, never-published tasks: a held-out sample) or
@@ -53,9 +56,11 @@ def ab_command(tasks, checkouts, n, k, seed, out, generator, base_url, model, ap
     only self_check.json is written).
     """
     from gen09_core.ab.pipeline import run_ab
+    from gen09_core.mutate.executor import make_executor
 
+    pool = make_executor(executor, workers, ray_address)
     summary = run_ab(tasks=tasks, checkouts=checkouts, n=n, k=k, seed=seed, out=out,
                      generator=generator, base_url=base_url, model=model, api_key=api_key,
                      prices=prices, output_mode=output_mode, record=record, replay=replay,
-                     python=python, timeout=timeout, workers=workers, tolerant=tolerant)
+                     python=python, timeout=timeout, workers=workers, tolerant=tolerant, executor=pool)
     click.echo(json.dumps(summary, indent=2))

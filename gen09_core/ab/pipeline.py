@@ -34,14 +34,15 @@ def registry_and_client(generator: str, base_url, model, api_key, prices, record
 def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai", base_url=None,
            model=None, api_key=None, prices=None, output_mode="json_schema", record=None, replay=None,
            python=None, workers=2, tolerant=False, show_progress=True, timeout=None,
-           check_timeout=900.0) -> dict:
+           check_timeout=900.0, executor=None) -> dict:
     """Run the whole protocol and write the report into ``out``; return a short summary.
 
     Before any arm runs, every sampled task is self-checked (``selfcheck``); failing tasks
     are excluded, and when more than a tenth fail, only the self-check is written and
     ``EnvironmentFailure`` names the first failure. ``python`` overrides each task's own
     environment; ``timeout`` (default: derived from the self-check runs) bounds each
-    candidate's test run."""
+    candidate's test run. ``executor`` runs the validations (default: ``workers`` at a time
+    on this machine)."""
     from gen09_core.errors import BadInput, EnvironmentFailure
     from gen09_core.generate import MAX_N, Settings
 
@@ -53,7 +54,8 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
     arm_list = arms_module.arms(n, tolerant)
     out = Path(out).resolve()
     with _progress(show_progress) as tell:
-        checks, runners = selfcheck.self_check(drawn, python, out / "work", check_timeout, workers, tell)
+        checks, runners = selfcheck.self_check(drawn, python, out / "work", check_timeout, workers, tell,
+                                               executor)
         check_section = {"max_failing": selfcheck.MAX_FAILING, "tasks": [c.as_dict() for c in checks],
                          "failed": sum(c.status != "ok" for c in checks), "skipped_records": skipped}
         first = selfcheck.too_many_failures(checks)
@@ -66,7 +68,7 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
         sample = [t for t in drawn if t.id in runners]
         run_timeout = timeout or selfcheck.derived_timeout(checks)
         results = run_arms(sample, arm_list, client, registry, runners, run_timeout, workers, tell,
-                           Settings(n=n, output=output_mode))
+                           Settings(n=n, output=output_mode), executor)
     per_arm = {a.name: metrics.arm_metrics(results[a.name], a.n) for a in arm_list}
     ablations = {}
     for arm in arm_list:

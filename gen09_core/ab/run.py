@@ -3,8 +3,8 @@ apply + gate + dedup, validate each distinct candidate once, then score."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from concurrent.futures import ThreadPoolExecutor
 
 from attrs import evolve
 
@@ -17,15 +17,17 @@ from gen09_core.ab.arms import (
     to_forward,
 )
 from gen09_core.ab.tasks import Task
-from gen09_core.ab.validate import validate
+from gen09_core.ab.validate import ValidationJob, run_validation
 from gen09_core.errors import BadInput
+from gen09_core.mutate.executor import LocalExecutor
 
 
 def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, runners: dict, timeout: float,
-             workers: int = 2, progress=None, settings=None) -> dict[str, list[TaskResult]]:
+             workers: int = 2, progress=None, settings=None, executor=None) -> dict[str, list[TaskResult]]:
     """Every arm on every task; ``progress(kind, done, total)`` is told about each step.
     ``runners`` (task id → ``validate.Runner``) say where each task's tests run, each run
-    bounded by ``timeout`` seconds. ``settings`` (``generate.Settings``) fixes output mode
+    bounded by ``timeout`` seconds, ``workers`` at a time on ``executor`` (default: the local
+    pool). ``settings`` (``generate.Settings``) fixes output mode
     and token cap; each arm sets its own N and temperature."""
     from gen09_core import generate, intent
     from gen09_core.pipeline import run_batch
@@ -53,12 +55,13 @@ def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, runners: 
         for outcome, _ in to_forward(arm, report) if report is not None else ():
             jobs.setdefault(_key(task, outcome.applied), (task, outcome.applied))
     verdicts = {}
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {key: pool.submit(validate, task, runners[task.id], applied.files, timeout)
-                   for key, (task, applied) in jobs.items()}
-        for number, (key, future) in enumerate(futures.items(), 1):
-            verdicts[key] = future.result()
-            tell("validate", number, len(futures))
+    work = [ValidationJob(key, task, runners[task.id], tuple(applied.files))
+            for key, (task, applied) in jobs.items()]
+    pool = executor or LocalExecutor(workers)
+    run_one = functools.partial(run_validation, timeout=timeout)
+    for number, (key, verdict) in enumerate(pool.run(run_one, work), 1):
+        verdicts[key] = verdict
+        tell("validate", number, len(work))
     results: dict[str, list[TaskResult]] = {arm.name: [] for arm in arm_list}
     for task, arm, gen, report in generated:
         results[arm.name].append(_score(task, arm, gen, report, verdicts))

@@ -19,6 +19,7 @@ from attrs import frozen
 from gen09_core.ab.tasks import Task
 from gen09_core.ab.validate import Runner, Verdict, prepare_runner, validate
 from gen09_core.errors import BadInput, EnvironmentFailure
+from gen09_core.mutate.executor import LocalExecutor
 
 MAX_FAILING = 0.10  # more than this share of failing self-checks: no numbers are reported
 TIMEOUT_FLOOR = 10.0  # a candidate's run may take this long beyond ...
@@ -81,19 +82,67 @@ def classify(nop: Verdict, gold: Verdict) -> tuple[str, str]:
 
 
 def self_check(tasks: list[Task], python: str | None, work: Path, timeout: float, workers: int = 2,
-               progress=None) -> tuple[list[Check], dict]:
+               progress=None, executor=None) -> tuple[list[Check], dict]:
     """Check every task (``workers`` at a time); returns the checks in task order and the
-    runners of the tasks that passed."""
+    runners of the tasks that passed. With an ``executor`` (the Ray one), the runners are
+    prepared here and the gold and nop runs go to the executor."""
     tell = progress or (lambda *args: None)
     results: dict[str, tuple] = {}
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {t.id: pool.submit(check_task, t, python, work, timeout) for t in tasks}
-        for number, (task_id, future) in enumerate(futures.items(), 1):
-            results[task_id] = future.result()
-            tell("self-check", number, len(futures))
+    if executor is not None and not isinstance(executor, LocalExecutor):
+        results = _check_on(executor, tasks, python, work, timeout, workers, tell)
+    else:
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            futures = {t.id: pool.submit(check_task, t, python, work, timeout) for t in tasks}
+            for number, (task_id, future) in enumerate(futures.items(), 1):
+                results[task_id] = future.result()
+                tell("self-check", number, len(futures))
     checks = [results[t.id][0] for t in tasks]
     runners = {t.id: results[t.id][1] for t in tasks if results[t.id][0].status == "ok"}
     return checks, runners
+
+
+def _check_on(executor, tasks, python, work, timeout, workers, tell) -> dict:
+    import functools
+
+    from gen09_core.ab.validate import ValidationJob, run_validation
+
+    prepared, results = {}, {}
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = {t.id: pool.submit(_prepare, t, python, work) for t in tasks}
+        for task in tasks:
+            prepared[task.id] = futures[task.id].result()
+    jobs = []
+    for task in tasks:
+        runner = prepared[task.id]
+        if isinstance(runner, Check):
+            results[task.id] = (runner, None)
+            continue
+        jobs += [ValidationJob((task.id, "gold"), task, runner, (), True),
+                 ValidationJob((task.id, "nop"), task, runner, (), False)]
+    verdicts = {}
+    for number, (key, verdict) in enumerate(executor.run(functools.partial(run_validation, timeout=timeout),
+                                                         jobs), 1):
+        verdicts[key] = verdict
+        tell("self-check", number, len(jobs))
+    for task in tasks:
+        if task.id in results:
+            continue
+        nop, gold = verdicts[(task.id, "nop")], verdicts[(task.id, "gold")]
+        status, reason = classify(nop, gold)
+        # the tasks' runs overlap on the cluster: each check's seconds are its own two runs
+        results[task.id] = (Check(task.id, status, reason, nop, gold, nop.seconds + gold.seconds,
+                                  prepared[task.id].source), prepared[task.id])
+    return results
+
+
+def _prepare(task: Task, python: str | None, work: Path):
+    """The task's runner, or the failed ``Check`` when it cannot be prepared."""
+    start = time.perf_counter()
+    try:
+        return prepare_runner(task, python, work)
+    except (BadInput, EnvironmentFailure) as exc:
+        return Check(task.id, "environment", f"the test environment could not be prepared: {exc}", None, None,
+                     time.perf_counter() - start)
 
 
 def too_many_failures(checks: list[Check]) -> Check | None:

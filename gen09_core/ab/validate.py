@@ -59,6 +59,7 @@ class Runner:
     base: Path | None = None
     gold: Path | None = None
     notes: tuple[str, ...] = field(factory=tuple)
+    lock: str | None = None  # SWE-bench: the rendered lock of the venv built here (a Ray worker rebuilds it)
 
 
 def prepare_runner(task: Task, python: str | None, work: Path) -> Runner:
@@ -84,6 +85,7 @@ def _pytest_runner(task: Task, python: str | None, folder: Path, base: Path, gol
     from gen09_core.testrun.venv import READY, build_from_recipe, cache_root, capture
 
     recipe = detect(base)
+    built = False
     if python or task.python:
         chosen = python or task.python
         interpreter = str(Path(chosen).absolute()) if "/" in chosen else shutil.which(chosen)
@@ -101,10 +103,11 @@ def _pytest_runner(task: Task, python: str | None, folder: Path, base: Path, gol
         else:
             lock = build_from_recipe(recipe, venv, project)
             (venv / READY).write_text("ok\n")
+        built = True
         interpreter, source = str(venv / "bin" / "python"), f"detected ({recipe.summary()})"
     test_env = TestEnv(interpreter, str(install_plugin(folder / "plugins")), str(venv) if venv else None,
                        recipe.pythonpath, lock.plugins, (), recipe.addopts)
-    return Runner(interpreter, source, test_env, base, gold, recipe.notes)
+    return Runner(interpreter, source, test_env, base, gold, recipe.notes, lock.render() if built else None)
 
 
 def _safe(name: str) -> str:
@@ -159,6 +162,23 @@ def _run_pytest(task, runner, files, tmp: Path, timeout, gold):
     job = TestJob("run", str(runner.gold if gold else runner.base), str(tmp), changed, ids, False, timeout)
     run = run_job(runner.test_env, job)
     return run.outcomes, run.status, run.problem, run.detail
+
+
+@frozen
+class ValidationJob:
+    """One validation for an executor: its key (task id, candidate digest), the task, its
+    runner, the candidate's files and whether the reference fix is applied instead."""
+
+    key: tuple
+    task: Task
+    runner: Runner
+    files: tuple = ()
+    gold: bool = False
+
+
+def run_validation(job: ValidationJob, timeout: float = 900.0) -> tuple[tuple, Verdict]:
+    """``(job.key, verdict)``: the job runner ``gen09 ab`` hands its executor."""
+    return job.key, validate(job.task, job.runner, job.files, timeout, gold=job.gold)
 
 
 def passed_tests(logs: Path) -> set[str]:

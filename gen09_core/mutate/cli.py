@@ -22,13 +22,17 @@ import click
 @click.option("--selection", type=click.Choice(["coverage", "full"]), default=None,
               help="Tests per mutant: the covering ones (default) or the whole suite.")
 @click.option("--workers", type=int, default=None, help="Parallel test jobs (limits.workers).")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default=None,
+              help="Where test jobs run (limits.executor): this machine, or a Ray cluster (gen09[ray]).")
+@click.option("--ray-address", default=None, help="The Ray cluster's address (limits.ray_address).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Run folder; re-running into it resumes (required unless --dry-run).")
 @click.option("--dry-run", is_flag=True,
               help="Only list the gated mutants (any language; nothing is installed or run).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary (with --dry-run: the mutants) as JSON.")
-def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, workers, out, dry_run, as_json):
+def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, workers, executor, ray_address,
+                   out, dry_run, as_json):
     """Make verified bug-fix tasks from the healthy repository REPO (Harbor bundles).
 
     Exit status: 0 when at least one task was exported; 1 when none was (or the source has
@@ -45,7 +49,8 @@ def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, work
         overrides["source"] = {"repo": str(repo)}
     if recipe is not None:
         overrides["pipeline"] = {"name": data.get("pipeline", {}).get("name", cfg.PIPELINE), "recipe": recipe}
-    limits = {k: v for k, v in {"max_mutants": max_mutants, "workers": workers}.items() if v is not None}
+    limits = {k: v for k, v in {"max_mutants": max_mutants, "workers": workers, "executor": executor,
+                                "ray_address": ray_address}.items() if v is not None}
     if limits:
         overrides["limits"] = limits
     if seed is not None:
@@ -153,10 +158,13 @@ def _print_summary(summary: dict, out: Path) -> None:
 @click.option("--timeout", "timeout_sec", type=float, default=900.0, show_default=True,
               help="Seconds per test.sh run; the whole process group is killed after it.")
 @click.option("--workers", type=int, default=2, show_default=True, help="Bundles verified at once.")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where bundles are verified: this machine, or a Ray cluster (gen09[ray]).")
+@click.option("--ray-address", default=None, help="The Ray cluster's address (default: RAY_ADDRESS).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--record", type=click.Path(dir_okay=False, path_type=Path),
               help="Append one JSON line per bundle to this file.")
-def verify_command(bundles, python, timeout_sec, workers, as_json, record):
+def verify_command(bundles, python, timeout_sec, workers, executor, ray_address, as_json, record):
     """Run each Harbor bundle's verifier locally, without Docker, in the environment the
     bundle ships: nop (reward must be 0) and oracle after solution/solve.sh (reward must
     be 1).
@@ -172,15 +180,19 @@ def verify_command(bundles, python, timeout_sec, workers, as_json, record):
     if not found:
         raise BadInput("no Harbor bundle (task.toml + tests/test.sh + environment/repo) found in "
                        + ", ".join(map(str, bundles)))
-    from gen09_core.mutate.executor import LocalExecutor
+    import functools
+
+    from gen09_core.mutate.executor import make_executor
 
     if workers < 1:
         raise BadInput(f"--workers must be at least 1, got {workers}")
     by_bundle = {}
-    jobs = [(bundle, python, timeout_sec) for bundle in found]
-    for number, result in enumerate(LocalExecutor(workers).run(lambda job: verify_bundle(*job), jobs), 1):
+    pool = make_executor(executor, workers, ray_address)
+    run_one = functools.partial(verify_bundle, python=python, timeout_sec=timeout_sec)
+    for number, result in enumerate(pool.run(run_one, found), 1):
+        lost = " (infrastructure)" if result.failure_class == "infrastructure" else ""
         click.echo(f"gen09 verify: [{number}/{len(found)}] {Path(result.bundle).name}: "
-                   f"{'ok' if result.ok else 'FAILED'}", err=True)
+                   f"{'ok' if result.ok else 'FAILED'}{lost}", err=True)
         by_bundle[result.bundle] = result
     results = [by_bundle[str(Path(b).resolve())] for b in found]
     if record:

@@ -63,6 +63,9 @@ class Limits:
     memory_mb: int = 4096  # address-space limit of one test-runner process
     workers: int = 2  # parallel test jobs on the local executor
     runner: str = "warm"  # mutant runs: "warm" (a worker per job slot that forks per mutant) | "fresh"
+    executor: str = "local"  # where jobs run: "local" (this machine) | "ray" (a Ray cluster)
+    ray_address: str | None = None  # executor "ray": the cluster (None: RAY_ADDRESS, or a local one)
+    max_retries: int = 2  # executor "ray": resubmissions of a job the cluster lost
 
     def __attrs_post_init__(self):
         for name in ("max_mutants", "baseline_timeout_sec", "memory_mb", "workers"):
@@ -74,6 +77,10 @@ class Limits:
             raise ValueError("limits.timeout_sec must be > 0")
         if self.max_tasks < 0:
             raise ValueError("limits.max_tasks must be >= 0")
+        if self.executor not in ("local", "ray"):
+            raise ValueError(f"limits.executor must be 'local' or 'ray', not {self.executor!r}")
+        if self.max_retries < 0:
+            raise ValueError("limits.max_retries must be >= 0")
 
 
 @frozen

@@ -53,5 +53,5 @@ def prepare(profile: Profile, recipe: PythonRecipe, work: Path, pristine: Path) 
             (venv / READY).write_text("ok\n")
     test_env = TestEnv(python, str(plugin_dir), venv_dir, profile.pythonpath or recipe.pythonpath,
                        lock.plugins, profile.pytest_args, recipe.addopts, profile.test_paths,
-                       dict(profile.env))
+                       dict(profile.env), lock.render() if venv_dir else None)
     return Environment(test_env, lock, recipe)

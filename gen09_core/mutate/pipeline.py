@@ -11,7 +11,7 @@ from attrs import frozen
 
 from gen09_core.errors import BadInput
 from gen09_core.mutate import config as cfg
-from gen09_core.mutate.executor import LocalExecutor
+from gen09_core.mutate.executor import make_executor
 from gen09_core.mutate.profiles import Profile, known_profiles, resolve_profile
 from gen09_core.mutate.receipts import Journal
 from gen09_core.testrun.detect import PythonRecipe, detect
@@ -73,6 +73,10 @@ def run(data: dict, out, listener=None, where: str = "config", executor=None) ->
     """
     out = Path(out).resolve()
     recipe, config, options, profile, registry, env_recipe = prepare(data, out, where)
+    if executor is None and config.limits.executor == "ray":
+        from gen09_core.mutate.executor_ray import import_ray
+
+        import_ray()  # without the extra: exit 2 before anything is written
     text = cfg.to_json(config, cfg.CONVERTER.unstructure(env_recipe))
     existing = out / "config.json"
     if existing.exists():
@@ -89,8 +93,13 @@ def run(data: dict, out, listener=None, where: str = "config", executor=None) ->
     journal.event("config", "done", config.pipeline.recipe,
                   detail={"revision": config.source.revision, "resumed": resumed})
     journal.receipt("config", existing)
-    ctx = Context(config, options, out, registry, profile, journal,
-                  executor or LocalExecutor(config.limits.workers), env_recipe)
+    limits = config.limits
+    executor = executor or make_executor(
+        limits.executor, limits.workers, limits.ray_address, limits.max_retries, limits.memory_mb,
+        notify=lambda job, attempt, error: journal.event(
+            "executor", "retried", job, failure_class="infrastructure",
+            detail={"attempt": attempt, "error": error, "executor": limits.executor}))
+    ctx = Context(config, options, out, registry, profile, journal, executor, env_recipe)
     summary = recipe.run(ctx)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     journal.receipt("summary", out / "summary.json")

@@ -46,8 +46,11 @@ class Contrast:
 
     @property
     def failure_class(self) -> str | None:
-        """``oracle`` when the reference solution does not score 1, ``verifier`` when the
-        untouched snapshot does not score 0 or the bundle's hash is off, else None."""
+        """``infrastructure`` when the executor lost the run, ``oracle`` when the reference
+        solution does not score 1, ``verifier`` when the untouched snapshot does not score 0
+        or the bundle's hash is off, else None."""
+        if self.detail.startswith("infrastructure:"):
+            return "infrastructure"
         if self.oracle != 1:
             return "oracle"
         if self.nop != 0 or not self.hash_ok:

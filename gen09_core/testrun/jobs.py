@@ -23,8 +23,8 @@ class TestEnv:
     """How to run one repository's tests: the interpreter (and its venv), the folder
     holding gen09's plugin, the folders of the work copy put on ``PYTHONPATH``, the pytest
     plugins loaded by name (autoload is off), extra pytest arguments, the ``addopts``
-    that replaces the repository's own (None: keep it), whole-suite paths and extra
-    environment variables."""
+    that replaces the repository's own (None: keep it), whole-suite paths, extra
+    environment variables and the venv's lock."""
 
     __test__ = False  # a data class, not a pytest test class
 
@@ -37,6 +37,7 @@ class TestEnv:
     addopts: str | None = None
     test_paths: tuple[str, ...] = ()
     env: dict = field(factory=dict)
+    lock: str | None = None  # the rendered lock of ``venv``: what a remote worker rebuilds it from
 
     def pytest_options(self) -> list[str]:
         """The pytest options every run of this environment gets (after ``-m pytest``)."""

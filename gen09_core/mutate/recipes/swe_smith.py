@@ -199,7 +199,10 @@ class _Run:
         else:
             self.journal.event("baseline", "started")
             self.scratch.mkdir(parents=True, exist_ok=True)
-            baseline, runs = run_baseline(self.ctx.executor, self._runner(env), str(self.pristine),
+            # an executor may keep the pristine runs on this machine (``pristine``): the second run
+            # must see what the first left behind, as two consecutive runs of one folder do
+            pristine_executor = getattr(self.ctx.executor, "pristine", self.ctx.executor)
+            baseline, runs = run_baseline(pristine_executor, self._runner(env), str(self.pristine),
                                           str(self.scratch), self.cfg.limits.baseline_timeout_sec,
                                           self.cfg.limits.memory_mb)
             bad = [r for r in runs if r.status != "ok"]
