@@ -32,6 +32,10 @@ def free_ports(count: int) -> list[int]:
     return ports
 
 
+class NodeExited(RuntimeError):
+    """A ``ray start`` process ended while the cluster waited for its node."""
+
+
 class Node:
     """One ``ray start --block`` process (its own session: killing the group ends the node)."""
 
@@ -74,11 +78,26 @@ class LocalCluster:
         try:
             self.wait_nodes(1)
             for index in range(workers):  # one after the other: two raylets starting at once on a
-                self.add_worker(f"worker{index}")  # loaded 2-core machine can miss Ray's start-up deadline
-                self.wait_nodes(2 + index)
+                self.start_worker(f"worker{index}")  # loaded 2-core machine can miss Ray's deadline
         except BaseException:
             self.stop()
             raise
+
+    def start_worker(self, name: str, attempts: int = 3) -> Node:
+        """Add a worker node and wait until the cluster counts it; a node whose start-up missed
+        Ray's deadline (a loaded machine) is started again, up to ``attempts`` times."""
+        expected = 1 + len(self.nodes) + 1
+        for attempt in range(1, attempts + 1):
+            node = self.add_worker(name if attempt == 1 else f"{name}-{attempt}")
+            try:
+                self.wait_nodes(expected)
+                return node
+            except NodeExited:
+                if attempt == attempts:
+                    raise
+                node.kill()
+                self.nodes.remove(node)
+        raise AssertionError("unreachable")
 
     def _env(self, name: str) -> dict:
         work = self.root / name
@@ -111,8 +130,8 @@ class LocalCluster:
         while self.alive_nodes() < count:
             for node in [self.head, *self.nodes]:
                 if not node.alive():
-                    raise RuntimeError(f"ray node {node.name} exited: "
-                                       f"{(self.root / f'{node.name}.log').read_text()[-2000:]}")
+                    raise NodeExited(f"ray node {node.name} exited: "
+                                     f"{(self.root / f'{node.name}.log').read_text()[-2000:]}")
             time.sleep(0.5)
 
     def stop(self) -> None:

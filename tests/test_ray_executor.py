@@ -59,7 +59,12 @@ def realistic_runs(cluster, tmp_path_factory):
     base = tmp_path_factory.mktemp("same")
     repo = base / "tally"
     shutil.copytree(REALISTIC, repo)
-    args = ("mutate", repo, "--n", "6", "--seed", "1", "--json")
+    # runner "fresh" on both: a Ray worker runs every job in a fresh process, and the local warm
+    # runner differs from a fresh process on this suite (its console-script test runs the file on
+    # disk, which the warm runner never writes)
+    config = base / "mutate.toml"
+    config.write_text('[limits]\nrunner = "fresh"\n')
+    args = ("mutate", repo, "--config", config, "--n", "6", "--seed", "1", "--json")
     local = _gen09(*args, "--out", base / "local")
     ray = _gen09(*args, "--executor", "ray", "--ray-address", cluster.address, "--out", base / "ray")
     return base, local, ray
@@ -192,7 +197,7 @@ def test_a_killed_worker_node_loses_nothing(cluster, shop):
     proc.wait()
     log = (base / "killed-node.log").read_text()
     cluster.nodes.remove(victim)
-    cluster.add_worker(f"{victim.name}-replaced")
+    cluster.start_worker(f"{victim.name}-replaced")
     assert proc.returncode == 0, log[-3000:]
     retried = [e for e in _events(out) if e["stage"] == "executor" and e["status"] == "retried"]
     assert retried and all(e["failure_class"] == "infrastructure" for e in retried)
@@ -217,7 +222,7 @@ def test_a_job_lost_more_than_max_retries_is_an_infrastructure_failure(cluster, 
     _kill_leftovers(victim.work)
     proc.wait()
     cluster.nodes.remove(victim)
-    cluster.add_worker(f"{victim.name}-replaced")
+    cluster.start_worker(f"{victim.name}-replaced")
     assert proc.returncode in (0, 1), (tmp_path / "log").read_text()[-3000:]
     summary = json.loads((out / "summary.json").read_text())
     failed = [e for e in _events(out) if e["stage"] in ("validate", "confirm") and e["failure_class"]]
@@ -241,7 +246,8 @@ def test_a_killed_driver_resumes_from_its_receipts(cluster, shop):
         return [e for e in _events(out) if e["stage"] == "validate" and e["status"] == "progress"]
 
     _wait_until(proc, lambda: len(decided()) >= 2)
-    os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     finished = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in (out / "mutants").glob("*.json")
                 if "verdict" in json.loads(p.read_text())}
