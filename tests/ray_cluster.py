@@ -32,6 +32,14 @@ def free_ports(count: int) -> list[int]:
     return ports
 
 
+def _start_up_priority() -> None:
+    """A raylet aborts when its dashboard agent has not reported its ports within 15 s, which a
+    CPU-starved machine (other work on two cores) makes it miss: as root, a node starts at a
+    higher priority, and :meth:`Node.settle` lowers it again once the node is up."""
+    if os.geteuid() == 0:
+        os.nice(-10)
+
+
 class NodeExited(RuntimeError):
     """A ``ray start`` process ended while the cluster waited for its node."""
 
@@ -43,7 +51,13 @@ class Node:
         self.name, self.work = name, work
         self.log = open(work.parent / f"{name}.log", "wb")  # noqa: SIM115 - closed in kill()
         self.proc = subprocess.Popen([RAY, "start", "--block", *args], stdout=self.log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+                                     stdin=subprocess.DEVNULL, env=env, start_new_session=True,
+                                     preexec_fn=_start_up_priority)
+
+    def settle(self) -> None:
+        """Back to normal priority once the node is up (the jobs it runs inherit it)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.setpriority(os.PRIO_PGRP, self.proc.pid, 0)
 
     def kill(self) -> None:
         """SIGKILL the node's whole process group."""
@@ -65,25 +79,38 @@ class LocalCluster:
         self.root = Path(root or tempfile.mkdtemp(prefix="gen09-ray-"))
         # Ray's socket paths are limited in length: a short temp dir of its own
         self.temp = Path(tempfile.mkdtemp(prefix="r", dir="/tmp"))
-        self.port = free_ports(1)[0]
-        self.address = f"{HOST}:{self.port}"
         self.nodes: list[Node] = []
+        self.head: Node | None = None
         self.cpus, self.memory_mb = cpus, memory_mb
-        env = self._env("head")
-        client = free_ports(1)[0]
-        head = Node("head", ["--head", "--port", str(self.port), "--num-cpus", "0", "--temp-dir", str(self.temp),
-                             "--include-dashboard", "false", "--ray-client-server-port", str(client),
-                             "--disable-usage-stats"], self.root / "head", env)
-        self.head = head
         try:
-            self.wait_nodes(1)
+            self._start_head()
             for index in range(workers):  # one after the other: two raylets starting at once on a
                 self.start_worker(f"worker{index}")  # loaded 2-core machine can miss Ray's deadline
         except BaseException:
             self.stop()
             raise
 
-    def start_worker(self, name: str, attempts: int = 3) -> Node:
+    def _start_head(self, attempts: int = 4) -> None:
+        for attempt in range(1, attempts + 1):
+            self.port = free_ports(1)[0]
+            self.address = f"{HOST}:{self.port}"
+            client, listen, grpc, metrics, runtime_env = free_ports(5)
+            self.head = Node("head" if attempt == 1 else f"head-{attempt}", [
+                "--head", "--port", str(self.port), "--num-cpus", "0", "--temp-dir", str(self.temp),
+                "--include-dashboard", "false", "--ray-client-server-port", str(client),
+                "--dashboard-agent-listen-port", str(listen), "--dashboard-agent-grpc-port", str(grpc),
+                "--metrics-export-port", str(metrics), "--runtime-env-agent-port", str(runtime_env),
+                "--disable-usage-stats"], self.root / "head", self._env("head"))
+            try:
+                self.wait_nodes(1)
+                self.head.settle()
+                return
+            except NodeExited:
+                if attempt == attempts:
+                    raise
+                self.head.kill()
+
+    def start_worker(self, name: str, attempts: int = 4) -> Node:
         """Add a worker node and wait until the cluster counts it; a node whose start-up missed
         Ray's deadline (a loaded machine) is started again, up to ``attempts`` times."""
         expected = 1 + len(self.nodes) + 1
@@ -91,6 +118,7 @@ class LocalCluster:
             node = self.add_worker(name if attempt == 1 else f"{name}-{attempt}")
             try:
                 self.wait_nodes(expected)
+                node.settle()
                 return node
             except NodeExited:
                 if attempt == attempts:
@@ -104,14 +132,18 @@ class LocalCluster:
         work.mkdir(parents=True, exist_ok=True)
         env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
         # a loaded 2-core machine can take longer than Ray's default to register a raylet
-        env.update(GEN09_RAY_WORK=str(work), RAY_USAGE_STATS_ENABLED="0", RAY_raylet_start_wait_time_s="300")
+        env.update(GEN09_RAY_WORK=str(work), RAY_USAGE_STATS_ENABLED="0", RAY_raylet_start_wait_time_s="90")
         return env
 
     def add_worker(self, name: str) -> Node:
         """Start one more worker node and return it."""
-        agent = free_ports(1)[0]  # its default (52365) is fixed: a second node on this host could not bind it
+        # the agents' ports, chosen here: the listen port's default (52365) is fixed, so a second node
+        # on this host could not bind it, and a raylet that has to wait for its agents to report ports
+        # they chose themselves aborts when a loaded machine starts them late
+        listen, grpc, metrics, runtime_env = free_ports(4)
         node = Node(name, ["--address", self.address, "--num-cpus", str(self.cpus),
-                           "--dashboard-agent-listen-port", str(agent),
+                           "--dashboard-agent-listen-port", str(listen), "--dashboard-agent-grpc-port", str(grpc),
+                           "--metrics-export-port", str(metrics), "--runtime-env-agent-port", str(runtime_env),
                            "--memory", str(self.memory_mb * 1024 * 1024), "--disable-usage-stats"],
                     self.root / name, self._env(name))
         self.nodes.append(node)
@@ -129,7 +161,7 @@ class LocalCluster:
         """Poll until ``count`` nodes are alive (fails at once when a node process ended)."""
         while self.alive_nodes() < count:
             for node in [self.head, *self.nodes]:
-                if not node.alive():
+                if node is not None and not node.alive():
                     raise NodeExited(f"ray node {node.name} exited: "
                                      f"{(self.root / f'{node.name}.log').read_text()[-2000:]}")
             time.sleep(0.5)
@@ -137,7 +169,8 @@ class LocalCluster:
     def stop(self) -> None:
         """Kill every node's process group (workers first), then remove the temp dir."""
         for node in [*self.nodes, self.head]:
-            node.kill()
+            if node is not None:
+                node.kill()
         import shutil
 
         shutil.rmtree(self.temp, ignore_errors=True)
