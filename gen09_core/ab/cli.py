@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from gen09_core.testrun.process import children_end_with_us
+
 
 @click.command("ab")
 @click.argument("tasks", metavar="TASKS", type=click.Path(exists=True, path_type=Path))
@@ -39,6 +41,7 @@ import click
                    "a timed-out run's whole process group is killed.")
 @click.option("--workers", type=int, default=2, show_default=True, help="Parallel validations.")
 @click.option("--tolerant", is_flag=True, help="Also measure the tolerant matching tier as an arm.")
+@children_end_with_us()
 def ab_command(tasks, checkouts, n, k, seed, out, generator, base_url, model, api_key, prices,
                output_mode, record, replay, python, timeout, workers, tolerant):
     """Measure whether the candidate stage earns its place.
