@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from gen09_core.testrun.process import children_end_with_us
+
 
 @click.command("ab")
 @click.argument("tasks", metavar="TASKS", type=click.Path(exists=True, path_type=Path))
@@ -42,6 +44,7 @@ import click
               help="Where validations run: this machine, or a Ray cluster (gen09[ray]).")
 @click.option("--ray-address", default=None, help="The Ray cluster's address (default: RAY_ADDRESS).")
 @click.option("--tolerant", is_flag=True, help="Also measure the tolerant matching tier as an arm.")
+@children_end_with_us()
 def ab_command(tasks, checkouts, n, k, seed, out, generator, base_url, model, api_key, prices,
                output_mode, record, replay, python, timeout, workers, executor, ray_address, tolerant):
     """Measure whether the candidate stage earns its place.

@@ -11,7 +11,6 @@ failure and is reported as one, never as "not resolved".
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from attrs import frozen
@@ -91,11 +90,10 @@ def self_check(tasks: list[Task], python: str | None, work: Path, timeout: float
     if executor is not None and not isinstance(executor, LocalExecutor):
         results = _check_on(executor, tasks, python, work, timeout, workers, tell)
     else:
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            futures = {t.id: pool.submit(check_task, t, python, work, timeout) for t in tasks}
-            for number, (task_id, future) in enumerate(futures.items(), 1):
-                results[task_id] = future.result()
-                tell("self-check", number, len(futures))
+        checked = LocalExecutor(workers).run(lambda t: (t.id, check_task(t, python, work, timeout)), tasks)
+        for number, (task_id, result) in enumerate(checked, 1):
+            results[task_id] = result
+            tell("self-check", number, len(tasks))
     checks = [results[t.id][0] for t in tasks]
     runners = {t.id: results[t.id][1] for t in tasks if results[t.id][0].status == "ok"}
     return checks, runners
@@ -107,10 +105,8 @@ def _check_on(executor, tasks, python, work, timeout, workers, tell) -> dict:
     from gen09_core.ab.validate import ValidationJob, run_validation
 
     prepared, results = {}, {}
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {t.id: pool.submit(_prepare, t, python, work) for t in tasks}
-        for task in tasks:
-            prepared[task.id] = futures[task.id].result()
+    for task_id, runner in LocalExecutor(workers).run(lambda t: (t.id, _prepare(t, python, work)), tasks):
+        prepared[task_id] = runner
     jobs = []
     for task in tasks:
         runner = prepared[task.id]

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import click
 
+from gen09_core.testrun.process import children_end_with_us
+
 
 @click.command("mutate")
 @click.argument("repo", required=False, type=click.Path(path_type=Path))
@@ -31,6 +33,7 @@ import click
               help="Only list the gated mutants (any language; nothing is installed or run).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary (with --dry-run: the mutants) as JSON.")
+@children_end_with_us()
 def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, workers, executor, ray_address,
                    out, dry_run, as_json):
     """Make verified bug-fix tasks from the healthy repository REPO (Harbor bundles).
@@ -164,6 +167,7 @@ def _print_summary(summary: dict, out: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--record", type=click.Path(dir_okay=False, path_type=Path),
               help="Append one JSON line per bundle to this file.")
+@children_end_with_us()
 def verify_command(bundles, python, timeout_sec, workers, executor, ray_address, as_json, record):
     """Run each Harbor bundle's verifier locally, without Docker, in the environment the
     bundle ships: nop (reward must be 0) and oracle after solution/solve.sh (reward must

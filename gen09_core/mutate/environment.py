@@ -43,6 +43,7 @@ def prepare(profile: Profile, recipe: PythonRecipe, work: Path, pristine: Path) 
     if not profile.venv:
         python, venv_dir = sys.executable, None
         lock = capture(python, recipe, profile.plugins)
+        record.write_text(json.dumps({"lock": lock.render()}, indent=1) + "\n", encoding="utf-8")
     else:
         python, venv_dir = str(venv / "bin" / "python"), str(venv)
         if (venv / READY).exists() and record.exists():

@@ -107,7 +107,11 @@ class RayExecutor:
         for job in jobs:
             submit(job, 1)
         while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
+            # a bounded wait: the main thread returns to Python often enough for a signal's
+            # handler (the CLI's, which ends what the command started) to run
+            ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
+            if not ready:
+                continue
             ref = ready[0]
             job, attempt = pending.pop(ref)
             try:

@@ -103,6 +103,22 @@ def wanted(rel: str, include: Iterable[str], exclude: Iterable[str]) -> bool:
     return not include or any(fnmatch.fnmatch(rel, p) for p in include)
 
 
+def files_with_tests(test_ids: Iterable[str]) -> set[str]:
+    """The files that hold tests, from pytest node ids — leaving out source modules whose
+    only tests are their doctests (``pkg/mod.py::pkg.mod.func``, ``mod.py::mod``): those
+    are the code to mutate, and their doctests just more tests of it."""
+    from gen09_core.entities import module_name
+
+    found = set()
+    for test_id in test_ids:
+        path, _, rest = test_id.partition("::")
+        name = rest.split("[", 1)[0].split("::", 1)[0]
+        if "." in name or (path.endswith(".py") and name == module_name(path)):
+            continue  # a doctest: a test function's or class's name has no dot
+        found.add(path)
+    return found
+
+
 def generate(registry, pristine, files: Iterable[str], modifiers: Iterable[str] = (),
              include: Iterable[str] = (), exclude: Iterable[str] = (), skip: Iterable[str] = (),
              seed: int = 0, cap: int = 50,

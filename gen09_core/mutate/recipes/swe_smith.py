@@ -258,9 +258,9 @@ class _Run:
                 f"{first} Detected: {self.ctx.recipe.summary()}. To fix: {fix}.")
 
     def _generate(self, files, baseline) -> list[Mutant]:
-        from gen09_core.mutate.mutants import generate
+        from gen09_core.mutate.mutants import files_with_tests, generate
 
-        test_files = {t.split("::")[0] for t in baseline.stable + baseline.flaky + baseline.failing}
+        test_files = files_with_tests(baseline.stable + baseline.flaky + baseline.failing)
         result = generate(self.ctx.registry, self.pristine, files, self.opts.modifiers, self.opts.include,
                           self.opts.exclude, test_files, self.cfg.seeds.mutate, self.cfg.limits.max_mutants,
                           on_start=lambda detail: self.journal.event("generate", "started", detail=detail))
