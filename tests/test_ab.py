@@ -26,7 +26,7 @@ def mutated(tmp_path_factory):
     base = tmp_path_factory.mktemp("ab")
     repo = base / "shop"
     shutil.copytree(FIXTURE, repo)
-    done = run_gen09("mutate", repo, "--n", "12", "--seed", "3", "--workers", "2", "--out", base / "run")
+    done = run_gen09("mutate", repo, "--max-mutants", "12", "--seed", "3", "--workers", "2", "--out", base / "run")
     assert done.returncode == 0, done.stderr
     return base
 

@@ -14,7 +14,7 @@ from tests.conftest import ROOT, run_gen09
 
 FIXTURE = ROOT / "tests" / "fixtures" / "mutate_repo"
 FLAKY = "tests/check_flaky.py::test_sometimes"
-ARGS = ("--n", "8", "--seed", "3", "--workers", "2")
+ARGS = ("--max-mutants", "8", "--seed", "3", "--workers", "2")
 
 
 @pytest.fixture(scope="module")
@@ -204,7 +204,7 @@ def test_toml_config_with_unknown_table_is_rejected(tmp_path):
 
 
 def test_other_configuration_into_same_folder_is_refused(runs):
-    done = run_gen09("mutate", runs["repo"], "--n", "8", "--seed", "4", "--out", runs["base"] / "run1")
+    done = run_gen09("mutate", runs["repo"], "--max-mutants", "8", "--seed", "4", "--out", runs["base"] / "run1")
     assert done.returncode == 2
     assert "different configuration" in done.stderr
 

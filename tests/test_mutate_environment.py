@@ -23,7 +23,7 @@ def realistic(tmp_path_factory):
     base = tmp_path_factory.mktemp("realistic")
     repo = base / "tally"
     shutil.copytree(REALISTIC, repo)
-    done = run_gen09("mutate", repo, "--n", "6", "--seed", "1", "--out", base / "run", "--json")
+    done = run_gen09("mutate", repo, "--max-mutants", "6", "--seed", "1", "--out", base / "run", "--json")
     return {"repo": repo, "out": base / "run", "done": done}
 
 
@@ -142,7 +142,7 @@ def test_a_real_sdist_with_no_configuration(tmp_path):
     with tarfile.open(next(tmp_path.glob("humanize-*.tar.gz"))) as archive:
         archive.extractall(tmp_path, filter="data")
     repo = tmp_path / "humanize-4.12.3"
-    done = run_gen09("mutate", repo, "--n", "3", "--seed", "0", "--out", tmp_path / "run", "--json")
+    done = run_gen09("mutate", repo, "--max-mutants", "3", "--seed", "0", "--out", tmp_path / "run", "--json")
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout)
     assert summary["exported"] >= 1 and summary["baseline"]["stable"] > 100

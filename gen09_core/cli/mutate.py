@@ -1,4 +1,4 @@
-"""``gen09 mutate`` and ``gen09 verify`` (registered on the main group by ``gen09_core.cli``).
+"""``gen09 mutate`` and ``gen09 verify``: verified bug-fix tasks and their local check.
 
 Heavy imports happen inside the commands, so ``gen09 apply`` starts as fast as before.
 """
@@ -17,7 +17,10 @@ import click
 @click.option("--config", "config_file", type=click.Path(path_type=Path),
               help="Configuration file (.toml or .json); options given here override it.")
 @click.option("--recipe", default=None, help="Recipe name (pipeline.recipe); default swe_smith.")
-@click.option("--n", "max_mutants", type=int, default=None, help="Mutants to validate (limits.max_mutants).")
+@click.option("--max-mutants", "max_mutants", type=int, default=None,
+              help="Mutants to validate (limits.max_mutants).")
+@click.option("--n", "deprecated_n", type=int, default=None, hidden=True,
+              help="Deprecated alias of --max-mutants (one release).")
 @click.option("--seed", type=int, default=None, help="Random seed (seeds.mutate).")
 @click.option("--selection", type=click.Choice(["coverage", "full"]), default=None,
               help="Tests per mutant: the covering ones (default) or the whole suite.")
@@ -28,7 +31,8 @@ import click
               help="Only list the gated mutants (any language; nothing is installed or run).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary (with --dry-run: the mutants) as JSON.")
-def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, workers, out, dry_run, as_json):
+def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, selection, workers, out,
+                   dry_run, as_json):
     """Make verified bug-fix tasks from the healthy repository REPO (Harbor bundles).
 
     Exit status: 0 when at least one task was exported; 1 when none was (or the source has
@@ -38,6 +42,7 @@ def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, work
     from gen09_core.mutate import config as cfg
     from gen09_core.mutate.pipeline import run
 
+    max_mutants = _max_mutants(max_mutants, deprecated_n)
     data: dict = cfg.load_file(config_file) if config_file else {}
     where = str(config_file) if config_file else "config"
     overrides: dict = {}
@@ -74,6 +79,18 @@ def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, work
     else:
         _print_summary(summary, out)
     sys.exit(0 if summary["exported"] else 1)
+
+
+def _max_mutants(max_mutants: int | None, deprecated_n: int | None) -> int | None:
+    """The mutant cap from ``--max-mutants`` or its deprecated alias ``--n`` (with a warning)."""
+    from gen09_core.errors import BadInput
+
+    if deprecated_n is None:
+        return max_mutants
+    click.echo("gen09: warning: mutate --n is deprecated; use --max-mutants", err=True)
+    if max_mutants is not None and max_mutants != deprecated_n:
+        raise BadInput(f"--n {deprecated_n} and --max-mutants {max_mutants} disagree; give --max-mutants")
+    return deprecated_n
 
 
 def _progress_listener():
