@@ -42,23 +42,10 @@ def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, s
     from gen09_core.mutate import config as cfg
     from gen09_core.mutate.pipeline import run
 
-    max_mutants = _max_mutants(max_mutants, deprecated_n)
     data: dict = cfg.load_file(config_file) if config_file else {}
     where = str(config_file) if config_file else "config"
-    overrides: dict = {}
-    if repo is not None:
-        overrides["source"] = {"repo": str(repo)}
-    if recipe is not None:
-        overrides["pipeline"] = {"name": data.get("pipeline", {}).get("name", cfg.PIPELINE), "recipe": recipe}
-    limits = {k: v for k, v in {"max_mutants": max_mutants, "workers": workers}.items() if v is not None}
-    if limits:
-        overrides["limits"] = limits
-    if seed is not None:
-        overrides["seeds"] = {"mutate": seed}
-    if selection is not None:
-        name = recipe or data.get("pipeline", {}).get("recipe", "swe_smith")
-        overrides["recipe"] = {name: {"selection": selection}}
-    data = cfg.merge(data, overrides)
+    data = cfg.merge(data, _overrides(data, repo, recipe, _max_mutants(max_mutants, deprecated_n), seed,
+                                      selection, workers))
     if "source" not in data:
         raise BadInput("give the repository: gen09 mutate REPO ... (or source.repo in --config)")
     if dry_run:
@@ -79,6 +66,26 @@ def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, s
     else:
         _print_summary(summary, out)
     sys.exit(0 if summary["exported"] else 1)
+
+
+def _overrides(data: dict, repo, recipe, max_mutants, seed, selection, workers) -> dict:
+    """The configuration that the command-line options given set, over ``data``."""
+    from gen09_core.mutate import config as cfg
+
+    overrides: dict = {}
+    if repo is not None:
+        overrides["source"] = {"repo": str(repo)}
+    if recipe is not None:
+        overrides["pipeline"] = {"name": data.get("pipeline", {}).get("name", cfg.PIPELINE), "recipe": recipe}
+    limits = {k: v for k, v in {"max_mutants": max_mutants, "workers": workers}.items() if v is not None}
+    if limits:
+        overrides["limits"] = limits
+    if seed is not None:
+        overrides["seeds"] = {"mutate": seed}
+    if selection is not None:
+        name = recipe or data.get("pipeline", {}).get("recipe", "swe_smith")
+        overrides["recipe"] = {name: {"selection": selection}}
+    return overrides
 
 
 def _max_mutants(max_mutants: int | None, deprecated_n: int | None) -> int | None:
