@@ -56,9 +56,10 @@ from gen09_core.candidates import SCHEMA, parse
 from gen09_core.dedup import dedup
 from gen09_core.gate import gate
 from gen09_core.models import Applied
-from gen09_core.pipeline import check_target, run_batch, unified_diff
+from gen09_core.pipeline import run_batch, unified_diff
 from gen09_core.plugins import default_registry
 from gen09_core.repo import Snapshot
+from gen09_core.targets import check_target
 from gen09_python.lint import ruff_binary
 from gen09_python.pack import gen09_entities
 

@@ -3,8 +3,6 @@ replace. Every candidate is applied in memory to the same pre-generation snapsho
 
 from __future__ import annotations
 
-import functools
-
 from gen09_core import hookimpl
 from gen09_core.models import (
     Applied,
@@ -17,6 +15,7 @@ from gen09_core.models import (
     Span,
 )
 from gen09_core.repo import MAX_FILE_BYTES, Snapshot
+from gen09_core.text import line_offsets
 
 
 @hookimpl(trylast=True)
@@ -107,31 +106,6 @@ def apply_candidate(registry, snapshot: Snapshot, candidate: Candidate, target,
             return _reject("too_large", f"{file.path} would be larger than the {MAX_FILE_BYTES}-byte "
                            "file limit")
     return Applied(candidate, tuple(changed), tuple(tiers))
-
-
-@functools.lru_cache(maxsize=32)
-def line_offsets(text: str) -> tuple[int, ...]:
-    """Offset of the start of each ``\\n``-terminated line (line N starts at
-    ``offsets[N - 1]``), plus a final entry equal to ``len(text)``."""
-    offsets = [0]
-    at = text.find("\n")
-    while at != -1:
-        offsets.append(at + 1)
-        at = text.find("\n", at + 1)
-    if offsets[-1] != len(text) or len(offsets) == 1:
-        offsets.append(len(text))
-    return tuple(offsets)
-
-
-def common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
-    """How many leading and trailing lines two versions share (never overlapping)."""
-    head, limit = 0, min(len(old), len(new))
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    return head, tail
 
 
 def _tolerant_matches(text: str, search: str, replace: str, lo: int, hi: int) -> list:

@@ -228,10 +228,10 @@ def _target(loc, repo, registry, provenance, unmapped, source):
 def _check_target(target: Target, repo, registry) -> str | None:
     """Raise ``BadInput`` unless the file exists as text, the span fits in it and lies inside
     the named entity; return the span's exact text."""
-    from gen09_core.apply import line_offsets
-    from gen09_core.pipeline import check_target
     from gen09_core.plugins import default_registry
     from gen09_core.repo import Snapshot
+    from gen09_core.targets import check_target
+    from gen09_core.text import line_offsets
 
     repo = Path(repo)
     if not repo.is_dir():
