@@ -7,7 +7,7 @@ import sys
 import jsonschema
 import pytest
 
-from tests.conftest import EXAMPLES, run_gen09, tree_bytes
+from tests.helpers import EXAMPLES, run_gen09, tree_bytes
 
 CANDIDATES = EXAMPLES / "candidates.json"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_gen09
+from tests.helpers import MUTATE_FIXTURE, ROOT, run_gen09
 
-FIXTURE = ROOT / "tests" / "fixtures" / "mutate_repo"
+FIXTURE = MUTATE_FIXTURE
 FLAKY = "tests/check_flaky.py::test_sometimes"
 ARGS = ("--max-mutants", "8", "--seed", "3", "--workers", "2")
 
@@ -126,7 +126,8 @@ def test_flaky_test_is_excluded(runs):
 
 
 def test_uncovered_mutants_are_rejected_without_running(runs):
-    from gen09_core.mutate.validate import Baseline, select_tests
+    from gen09_core.mutate.baseline import Baseline
+    from gen09_core.mutate.validate import select_tests
 
     out = runs["base"] / "run1"
     data = json.loads((out / "baseline.json").read_text())

@@ -13,7 +13,7 @@ import tomllib
 import pytest
 
 from gen09_core.testrun.venv import LOCK_NAME, Lock
-from tests.conftest import ROOT, run_gen09
+from tests.helpers import ROOT, run_gen09
 
 REALISTIC = ROOT / "tests" / "fixtures" / "realistic_repo"
 
@@ -154,8 +154,8 @@ def test_mutate_first_completes_an_interrupted_write_of_the_source(tmp_path, reg
     """A ``gen09 apply --write`` killed mid-way leaves a journal; ``gen09 mutate`` on that
     repository rolls it back before it reads a single file."""
     from gen09_core.candidates import parse
+    from gen09_core.journal import journal_dir
     from gen09_core.pipeline import run_batch
-    from gen09_core.repo import journal_dir
     from gen09_core.write import write_files
     from tests.test_write import _crash_at
     from tests.writes import batch, expected_new, make_repo, targets_state

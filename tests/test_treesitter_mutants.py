@@ -23,8 +23,7 @@ from gen09_core.mutate.mutants import generate, known_modifiers, mutators_by_lan
 from gen09_core.pipeline import unified_diff
 from gen09_treesitter.mutators import for_grammar
 from gen09_treesitter.pack import PACK
-
-from .conftest import run_gen09
+from tests.helpers import run_gen09
 
 REAL = Path(__file__).parent / "fixtures" / "real"
 LANGUAGES = ("c", "cpp", "go", "java", "javascript", "ruby", "rust", "tsx", "typescript")
