@@ -204,14 +204,7 @@ def _target(loc, repo, registry, provenance, unmapped, source):
         unmapped.append(("localization.fault", loc["fault"]))
     if not ({"file", "span", "entity"} & loc.keys()):
         return None, None
-    if "span" in loc and "file" not in loc:
-        raise BadInput(f"{source}: $.localization.span needs $.localization.file")
-    span = None
-    if "span" in loc:
-        start, end = loc["span"]
-        if start > end:
-            raise BadInput(f"{source}: $.localization.span [{start}, {end}] ends before it starts")
-        span = Span(start, end)
+    span = _span(loc, source)
     file = str(PurePosixPath(loc["file"])) if "file" in loc else None
     target = Target(file, span, loc.get("entity"))
     for name in ("file", "span", "entity"):
@@ -223,6 +216,18 @@ def _target(loc, repo, registry, provenance, unmapped, source):
         if code is not None:
             provenance.append(("target.code", f"{file} lines {span.start}-{span.end} (read from the repo)"))
     return target, code
+
+
+def _span(loc: dict, source) -> Span | None:
+    """The localization's span, which needs a file and must not end before it starts."""
+    if "span" not in loc:
+        return None
+    if "file" not in loc:
+        raise BadInput(f"{source}: $.localization.span needs $.localization.file")
+    start, end = loc["span"]
+    if start > end:
+        raise BadInput(f"{source}: $.localization.span [{start}, {end}] ends before it starts")
+    return Span(start, end)
 
 
 def _check_target(target: Target, repo, registry) -> str | None:
