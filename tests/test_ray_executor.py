@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from gen09_core.mutate import snapshot
-from tests.conftest import ROOT, run_gen09, tree_bytes
+from tests.helpers import ROOT, run_gen09, tree_bytes
 from tests.ray_cluster import LocalCluster
 
 REALISTIC = ROOT / "tests" / "fixtures" / "realistic_repo"

@@ -11,7 +11,7 @@ from attrs import frozen
 
 from gen09_core.errors import BadInput
 from gen09_core.mutate import config as cfg
-from gen09_core.mutate.executor import make_executor
+from gen09_core.mutate.executors import make_executor
 from gen09_core.mutate.profiles import Profile, known_profiles, resolve_profile
 from gen09_core.mutate.receipts import Journal
 from gen09_core.testrun.detect import PythonRecipe, detect

@@ -1,4 +1,4 @@
-"""``gen09 mutate`` and ``gen09 verify`` (registered on the main group by ``gen09_core.cli``).
+"""``gen09 mutate`` and ``gen09 verify``: verified bug-fix tasks and their local check.
 
 Heavy imports happen inside the commands, so ``gen09 apply`` starts as fast as before.
 """
@@ -19,7 +19,10 @@ from gen09_core.testrun.process import children_end_with_us
 @click.option("--config", "config_file", type=click.Path(path_type=Path),
               help="Configuration file (.toml or .json); options given here override it.")
 @click.option("--recipe", default=None, help="Recipe name (pipeline.recipe); default swe_smith.")
-@click.option("--n", "max_mutants", type=int, default=None, help="Mutants to validate (limits.max_mutants).")
+@click.option("--max-mutants", "max_mutants", type=int, default=None,
+              help="Mutants to validate (limits.max_mutants).")
+@click.option("--n", "deprecated_n", type=int, default=None, hidden=True,
+              help="Deprecated alias of --max-mutants (one release).")
 @click.option("--seed", type=int, default=None, help="Random seed (seeds.mutate).")
 @click.option("--selection", type=click.Choice(["coverage", "full"]), default=None,
               help="Tests per mutant: the covering ones (default) or the whole suite.")
@@ -34,8 +37,8 @@ from gen09_core.testrun.process import children_end_with_us
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary (with --dry-run: the mutants) as JSON.")
 @children_end_with_us()
-def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, workers, executor, ray_address,
-                   out, dry_run, as_json):
+def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, selection, workers, executor,
+                   ray_address, out, dry_run, as_json):
     """Make verified bug-fix tasks from the healthy repository REPO (Harbor bundles).
 
     Exit status: 0 when at least one task was exported; 1 when none was (or the source has
@@ -47,21 +50,8 @@ def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, work
 
     data: dict = cfg.load_file(config_file) if config_file else {}
     where = str(config_file) if config_file else "config"
-    overrides: dict = {}
-    if repo is not None:
-        overrides["source"] = {"repo": str(repo)}
-    if recipe is not None:
-        overrides["pipeline"] = {"name": data.get("pipeline", {}).get("name", cfg.PIPELINE), "recipe": recipe}
-    limits = {k: v for k, v in {"max_mutants": max_mutants, "workers": workers, "executor": executor,
-                                "ray_address": ray_address}.items() if v is not None}
-    if limits:
-        overrides["limits"] = limits
-    if seed is not None:
-        overrides["seeds"] = {"mutate": seed}
-    if selection is not None:
-        name = recipe or data.get("pipeline", {}).get("recipe", "swe_smith")
-        overrides["recipe"] = {name: {"selection": selection}}
-    data = cfg.merge(data, overrides)
+    data = cfg.merge(data, _overrides(data, repo, recipe, _max_mutants(max_mutants, deprecated_n), seed,
+                                      selection, workers, executor, ray_address))
     if "source" not in data:
         raise BadInput("give the repository: gen09 mutate REPO ... (or source.repo in --config)")
     if dry_run:
@@ -82,6 +72,40 @@ def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, work
     else:
         _print_summary(summary, out)
     sys.exit(0 if summary["exported"] else 1)
+
+
+def _overrides(data: dict, repo, recipe, max_mutants, seed, selection, workers, executor=None,
+               ray_address=None) -> dict:
+    """The configuration that the command-line options given set, over ``data``."""
+    from gen09_core.mutate import config as cfg
+
+    overrides: dict = {}
+    if repo is not None:
+        overrides["source"] = {"repo": str(repo)}
+    if recipe is not None:
+        overrides["pipeline"] = {"name": data.get("pipeline", {}).get("name", cfg.PIPELINE), "recipe": recipe}
+    limits = {k: v for k, v in {"max_mutants": max_mutants, "workers": workers, "executor": executor,
+                                "ray_address": ray_address}.items() if v is not None}
+    if limits:
+        overrides["limits"] = limits
+    if seed is not None:
+        overrides["seeds"] = {"mutate": seed}
+    if selection is not None:
+        name = recipe or data.get("pipeline", {}).get("recipe", "swe_smith")
+        overrides["recipe"] = {name: {"selection": selection}}
+    return overrides
+
+
+def _max_mutants(max_mutants: int | None, deprecated_n: int | None) -> int | None:
+    """The mutant cap from ``--max-mutants`` or its deprecated alias ``--n`` (with a warning)."""
+    from gen09_core.errors import BadInput
+
+    if deprecated_n is None:
+        return max_mutants
+    click.echo("gen09: warning: mutate --n is deprecated; use --max-mutants", err=True)
+    if max_mutants is not None and max_mutants != deprecated_n:
+        raise BadInput(f"--n {deprecated_n} and --max-mutants {max_mutants} disagree; give --max-mutants")
+    return deprecated_n
 
 
 def _progress_listener():
@@ -186,7 +210,7 @@ def verify_command(bundles, python, timeout_sec, workers, executor, ray_address,
                        + ", ".join(map(str, bundles)))
     import functools
 
-    from gen09_core.mutate.executor import make_executor
+    from gen09_core.mutate.executors import make_executor
 
     if workers < 1:
         raise BadInput(f"--workers must be at least 1, got {workers}")
