@@ -47,6 +47,7 @@ class Baseline:
     import_lines: dict[str, list[int]] = field(factory=dict)
     run_seconds: tuple[float, ...] = ()  # wall seconds of each pristine run
     problems: tuple[str, ...] = ()  # the first collection error (or crash output) of each run
+    files: dict[str, str] = field(factory=dict)  # test id -> file, where the runner's report names one
 
 
 def load_baseline(path: Path) -> Baseline:
@@ -88,7 +89,8 @@ def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
     return Baseline(stable, flaky, failing, coverage, first.seconds + second.seconds,
                     ({"status": first.status, "detail": first.detail},
                      {"status": second.status, "detail": second.detail}), import_lines,
-                    (first.seconds, second.seconds), problems)
+                    (first.seconds, second.seconds), problems,
+                    {n: f for n, f in {**first.files, **second.files}.items() if n in set(names)})
 
 
 def changed_lines(old: str, new: str) -> list[int]:

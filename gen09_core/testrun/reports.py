@@ -414,7 +414,8 @@ def parse_libtest(text: str, root: str = "") -> Parsed:
     out = []
     for target, name, outcome in cases:
         message = _short("\n".join(messages.get((target, name), ())))
-        out.append(Case(f"{target}::{name}", outcome, 0.0, message, ""))
+        file = target if target.startswith("tests/") else ""  # an integration-test target is its file
+        out.append(Case(f"{target}::{name}", outcome, 0.0, message, file))
     return Parsed(tuple(out))
 
 

@@ -122,6 +122,8 @@ class _Run:
 
         files = self._copy_source()
         env = self._environment()
+        # command recipes record no per-test coverage: every mutant runs the whole suite
+        self.selection = "full" if hasattr(env, "runner") else self.opts.selection
         shipped = source_files(self.pristine)  # with what the build generated (a _version.py)
         baseline = self._baseline(env)
         mutants = self._generate(files, baseline)
@@ -158,6 +160,11 @@ class _Run:
         from gen09_core.mutate.environment import prepare
 
         recipe = self.ctx.recipe
+        if hasattr(recipe, "ecosystem"):  # another ecosystem's command recipe
+            from gen09_core.mutate.environment_command import run_stage
+
+            self._env = run_stage(self.ctx.profile, recipe, self.work, self.pristine, self.journal)
+            return self._env
         self.journal.event("environment", "started", self.ctx.profile.name,
                            detail={"detected": recipe.summary(), "notes": list(recipe.notes)})
         try:
@@ -180,6 +187,8 @@ class _Run:
         ``limits.runner = "warm"``) a warm worker that forks per job."""
         from gen09_core.testrun.jobs import run_job
 
+        if hasattr(env, "runner"):
+            return env.runner()
         if not warm or self.cfg.limits.runner != "warm":
             return functools.partial(run_job, env.test_env)
         if self._warm is None:
@@ -232,6 +241,8 @@ class _Run:
 
     def _no_stable_tests(self, baseline) -> str:
         """One message: what happened, the first error, what was detected, what fixes it."""
+        if hasattr(self._env, "no_stable_tests"):
+            return self._env.no_stable_tests(baseline, self.ctx.profile.name)
         counts = f"{len(baseline.failing)} failing or skipped, {len(baseline.flaky)} flaky"
         problem = next(iter(baseline.problems), "")
         profile = self.ctx.profile.name if self.ctx.profile.name != "python-pytest" else "repo"
@@ -257,7 +268,10 @@ class _Run:
     def _generate(self, files, baseline) -> list[Mutant]:
         from gen09_core.mutate.mutants import generate
 
-        test_files = {t.split("::")[0] for t in baseline.stable + baseline.flaky + baseline.failing}
+        if hasattr(self._env, "runner"):  # ids of other runners are no paths: the files their reports name
+            test_files = set(baseline.files.values())
+        else:
+            test_files = {t.split("::")[0] for t in baseline.stable + baseline.flaky + baseline.failing}
         result = generate(self.ctx.registry, self.pristine, files, self.opts.modifiers, self.opts.include,
                           self.opts.exclude, test_files, self.cfg.seeds.mutate, self.cfg.limits.max_mutants,
                           on_start=lambda detail: self.journal.event("generate", "started", detail=detail))
@@ -291,7 +305,7 @@ class _Run:
         from gen09_core.mutate.validate import Verdict, changed_lines, judge, judge_same_run, select_tests
         from gen09_core.testrun.jobs import TestJob
 
-        selection = self.opts.selection
+        selection = self.selection
         verdicts: dict[str, Verdict] = {}
         jobs, todo = [], {}
         by_id = {m.mutant_id: m for m in mutants}
@@ -362,7 +376,7 @@ class _Run:
             records[mutant.mutant_id] = record
             if "confirmed" in record:
                 continue
-            if self.opts.selection == "full":
+            if self.selection == "full":
                 record["confirmed"] = record["verdict"]  # the full run already was the confirmation
                 record["confirmation"] = "validation run covered every stable test"
                 self._save_record(mutant, record)
@@ -386,7 +400,7 @@ class _Run:
         for mutant in valid:
             record = records[mutant.mutant_id]
             verdict = _verdict(record["confirmed"])
-            if self.opts.selection == "coverage" and self.opts.confirm == "separate":
+            if self.selection == "coverage" and self.opts.confirm == "separate":
                 self.seconds["confirmation"] += verdict.seconds
                 self.cpu["confirmation"] += verdict.cpu_seconds
                 self.test_seconds["confirmation"] += verdict.test_seconds
@@ -427,6 +441,8 @@ class _Run:
                 "mutants are gated by gen09 apply + gate (parse, F821) before any test runs",
                 "the image installs exactly the validated environment's lock (environment/gen09.lock)",
             ))
+        if hasattr(self._env, "bundle_flavour"):
+            settings = self._env.bundle_flavour(settings, baseline)
         all_tests = list(baseline.stable + baseline.flaky + baseline.failing)
         by_id = {m.mutant_id: m for m in mutants}
         exported, instances = [], []
@@ -488,10 +504,11 @@ class _Run:
         return {
             "recipe": NAME, "recipe_version": VERSION,
             "source": {"repo": self.cfg.source.name, "revision": self.cfg.source.revision},
-            "seed": self.cfg.seeds.mutate, "selection": self.opts.selection,
-            "environment": {"detected": self.ctx.recipe.summary(), "python": self._env.lock.python,
-                            "packages": len(self._env.lock.packages),
-                            "pytest_plugins": list(self._env.lock.plugins)},
+            "seed": self.cfg.seeds.mutate, "selection": self.selection,
+            "environment": self._env.describe() | {"detected": self.ctx.recipe.summary()}
+            if hasattr(self._env, "describe") else
+            {"detected": self.ctx.recipe.summary(), "python": self._env.lock.python,
+             "packages": len(self._env.lock.packages), "pytest_plugins": list(self._env.lock.plugins)},
             "baseline": {"stable": len(baseline.stable), "flaky": list(baseline.flaky),
                          "failing": len(baseline.failing), "collection_errors": list(baseline.problems)},
             "timeout_sec": self.timeout, "timeout_source": self.timeout_source,

@@ -1,0 +1,66 @@
+"""``gen09 verify`` for command-recipe bundles (every ecosystem but Python's), without Docker.
+
+The bundle's ``environment/gen09.toolchain.json`` names the toolchain the validation used.
+The local one must have every tool (else ``EnvironmentFailure``, exit 3, naming what is
+missing); a different version is run anyway and said in the result. Each trial (nop, then
+oracle after ``solution/solve.sh``) runs the recipe's setup in its own copy of the snapshot
+(the lock's ``replay`` steps, as the image build does: ``npm ci``, ``cargo fetch``), then ``tests/test.sh``.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from gen09_core.errors import BadInput, EnvironmentFailure
+from gen09_core.mutate.bundle import check_task_hash
+from gen09_core.testrun.ecosystems.toolchain import LOCK_NAME, ToolchainLock, missing_tools, tool_version
+
+
+def is_command_bundle(bundle: Path) -> bool:
+    """A bundle whose environment is a toolchain lock."""
+    return (Path(bundle) / "environment" / LOCK_NAME).is_file()
+
+
+def local_toolchain(lock: ToolchainLock) -> str:
+    """``node 20.20.2, npm 11.19.1`` as found on ``PATH``, with the validated versions where
+    they differ; ``EnvironmentFailure`` when a tool is missing."""
+    names = [name for name, _ in lock.tools]
+    missing = missing_tools(names)
+    if missing:
+        raise EnvironmentFailure(f"the bundle needs the {lock.ecosystem} toolchain ({lock.describe()}); "
+                                 f"missing here: {', '.join(missing)}")
+    out = []
+    for name, wanted in lock.tools:
+        found = tool_version(name)
+        out.append(f"{name} {found}" + (f" (validated with {wanted})" if found != wanted else ""))
+    return ", ".join(out)
+
+
+def verify_command_bundle(bundle: Path, timeout_sec: float = 900.0):
+    """Run nop and oracle for one command-recipe bundle with the local toolchain."""
+    from gen09_core.mutate.environment_command import run_setup
+    from gen09_core.mutate.verify import Contrast, _trial
+
+    bundle = Path(bundle).resolve()
+    start = time.perf_counter()
+    try:
+        lock = ToolchainLock.parse((bundle / "environment" / LOCK_NAME).read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise BadInput(f"{bundle / 'environment' / LOCK_NAME}: {exc}") from None
+    toolchain = local_toolchain(lock)
+    hash_ok = check_task_hash(bundle)
+
+    def setup(app: Path) -> None:
+        run_setup(lock.replay, app, dict(lock.env), app.parent / "setup-output.txt", timeout_sec)
+
+    with tempfile.TemporaryDirectory(prefix="gen09-verify-") as tmp:
+        nop, why_nop = _trial(bundle, Path(tmp) / "nop", sys.executable, False, timeout_sec, setup)
+        oracle, why_oracle = _trial(bundle, Path(tmp) / "oracle", sys.executable, True, timeout_sec, setup)
+    detail = "; ".join(d for d in (why_nop if nop != 0 else "", why_oracle if oracle != 1 else "") if d)
+    if not hash_ok:
+        detail = "task hash does not match the bundle's files" + (f"; {detail}" if detail else "")
+    return Contrast(str(bundle), nop, oracle, hash_ok, time.perf_counter() - start, detail, toolchain,
+                    f"local {lock.ecosystem} toolchain")
