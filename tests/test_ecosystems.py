@@ -124,3 +124,11 @@ def test_command_profile_end_to_end(tmp_path):
     assert verified.returncode == 0, verified.stdout + verified.stderr
     report = json.loads(verified.stdout)
     assert report["ok"] == report["total"] == summary["exported"] >= 1
+
+
+def test_node_follows_npm_run_to_tape(tmp_path):
+    """qs 6.13's layout: ``test`` → ``npm run tests-only`` → ``nyc tape 'test/**/*.js'``."""
+    recipe = package(tmp_path, {"scripts": {"test": "npm run tests-only", "tests-only": "nyc tape 'test/**/*.js'"},
+                                "devDependencies": {"tape": "^5", "nyc": "^10"}})
+    assert recipe.test == "npx --no-install tape 'test/**/*.js'" and recipe.report == "tap:-"
+    assert ("tape runner", "package.json scripts.test") in recipe.provenance

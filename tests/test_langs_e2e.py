@@ -32,6 +32,15 @@ def summary(out):
     return json.loads((out / "summary.json").read_text())
 
 
+def verify_all(out, data):
+    """Every exported bundle verifies: nop 0, oracle 1, with the local toolchain."""
+    done = run_gen09("verify", out, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] == report["total"] == data["exported"] >= 1
+    return report
+
+
 def instances(out):
     return [json.loads(line) for line in (out / "instances.jsonl").read_text().splitlines()]
 
@@ -108,10 +117,7 @@ def test_cargo_targets_and_verify(cargo_run):
     data = summary(out)
     assert data["environment"]["ecosystem"] == "cargo" and data["selection"] == "full"
     assert data["baseline"]["stable"] == 12  # 3 unit + 8 integration + 1 doc test
-    done = run_gen09("verify", out, "--json")
-    assert done.returncode == 0, done.stdout + done.stderr
-    report = json.loads(done.stdout)
-    assert report["ok"] == report["total"] == data["exported"] >= 1
+    verify_all(out, data)
     for inst in instances(out):
         bundle = out / inst["task"]
         snap = bundle / "environment" / "repo"
@@ -135,10 +141,7 @@ def test_cmake_ctest_junit_and_verify(cmake_run):
     assert cmake_run["done"].returncode == 0, cmake_run["done"].stderr
     data = summary(out)
     assert data["environment"]["ecosystem"] == "cmake" and data["baseline"]["stable"] == 10
-    done = run_gen09("verify", out, "--json")
-    assert done.returncode == 0, done.stdout + done.stderr
-    report = json.loads(done.stdout)
-    assert report["ok"] == report["total"] == data["exported"] >= 1
+    verify_all(out, data)
     for inst in instances(out):
         bundle = out / inst["task"]
         snap = bundle / "environment" / "repo"
@@ -147,3 +150,23 @@ def test_cmake_ctest_junit_and_verify(cmake_run):
         assert (bundle / "tests" / "hidden" / "tests" / "test_calc.c").is_file()
         assert not (snap / "build-gen09").exists()
         assert (bundle / "environment" / "Dockerfile").read_text().startswith("FROM gcc:")
+
+
+@pytest.fixture(scope="module")
+def go_run(tmp_path_factory):
+    need("go")
+    return mutate(tmp_path_factory, "go-calc")
+
+
+def test_go_json_and_verify(go_run):
+    out = go_run["out"]
+    assert go_run["done"].returncode == 0, go_run["done"].stderr
+    data = summary(out)
+    assert data["environment"]["ecosystem"] == "go" and data["baseline"]["stable"] == 9  # with subtests
+    verify_all(out, data)
+    for inst in instances(out):
+        bundle = out / inst["task"]
+        snap = bundle / "environment" / "repo"
+        assert not list(snap.rglob("*_test.go"))  # go names packages, not files: every test file hidden
+        assert (bundle / "tests" / "hidden" / "calc_test.go").is_file()
+        assert (bundle / "environment" / "Dockerfile").read_text().startswith("FROM golang:")

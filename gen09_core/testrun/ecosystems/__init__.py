@@ -15,6 +15,7 @@ Detected (first match wins; each module is one ecosystem):
   vitest, mocha;
 - :mod:`.cargo`: ``Cargo.toml`` → ``cargo test --no-fail-fast`` (offline after a
   ``cargo fetch``), libtest's console output;
+- :mod:`.go`: ``go.mod`` → ``go test -json -count=1 ./...``;
 - :mod:`.cmake`: ``CMakeLists.txt`` with tests → configure, build and
   ``ctest --output-junit``.
 
@@ -77,9 +78,9 @@ class CommandRecipe:
 
 def detect(repo: Path) -> CommandRecipe | None:
     """The recipe of the first ecosystem whose files ``repo`` has, or None."""
-    from gen09_core.testrun.ecosystems import cargo, cmake, node
+    from gen09_core.testrun.ecosystems import cargo, cmake, go, node
 
-    for module in (node, cargo, cmake):
+    for module in (node, cargo, go, cmake):
         recipe = module.detect(Path(repo))
         if recipe is not None:
             return recipe

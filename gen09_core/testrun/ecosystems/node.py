@@ -12,7 +12,10 @@ dependencies:
   junit reporter names no file), format ``junit``;
 - ``jest`` → ``--ci --json --outputFile``, format ``jest-json``;
 - ``vitest`` → ``vitest run --reporter=json --outputFile``, format ``jest-json``;
-- ``mocha`` → ``--reporter json --reporter-option output=...``, format ``mocha-json``.
+- ``mocha`` → ``--reporter json --reporter-option output=...``, format ``mocha-json``;
+- ``tape`` → its TAP on stdout, format ``tap`` (a wrapper such as ``nyc`` is dropped).
+
+``npm run NAME`` / ``npm test`` inside a script is followed to the script it names.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 from gen09_core.errors import BadInput
 from gen09_core.testrun.ecosystems import CommandRecipe, script_segment
 
-RUNNERS = ("jest", "vitest", "mocha", "node")
+RUNNERS = ("jest", "vitest", "mocha", "tape", "node")
 # options of the repository's own test command that gen09 replaces or must not use
 DROPPED = {"--coverage", "--watch", "--watchAll", "-w", "--reporter", "-R", "--reporters", "--json",
            "--outputFile", "--test-reporter", "--test-reporter-destination", "--reporter-option",
@@ -55,21 +58,37 @@ def detect(repo: Path) -> CommandRecipe | None:
         for other in ("yarn.lock", "pnpm-lock.yaml"):
             if (Path(repo) / other).is_file():
                 notes.append(f"{other} is not read: npm resolves the dependencies itself")
-    script = ((package.get("scripts") or {}).get("test") or "")
+    script = expand_script(package.get("scripts") or {}, "test")
     deps = set(package.get("devDependencies") or {}) | set(package.get("dependencies") or {})
-    test, fmt, where = _runner(script, deps)
+    test, fmt, where, runner = _runner(script, deps)
     if test is None:
         raise BadInput(f"{path}: no supported test runner (node --test, jest, vitest, mocha) in scripts.test "
                        f"{script!r} or the dependencies; give a command profile in the configuration")
-    provenance.append((test.split(" --", 1)[0], where))
+    provenance.append((f"{runner} runner", where))
     typescript = any(p.suffix in (".ts", ".tsx", ".mts", ".cts") for p in _sources(Path(repo)))
     return CommandRecipe(
         ecosystem="node", language="typescript" if typescript else "javascript", test=test,
-        report=f"{fmt}:$GEN09_REPORT", setup=(install,), image="node:{node}", tools=("node", "npm"),
+        report=f"{fmt}:-" if fmt == "tap" else f"{fmt}:$GEN09_REPORT", setup=(install,), image="node:{node}",
+        tools=("node", "npm"),
         image_setup=(CI,), replay=(CI,),
         lockfiles=(lock or "package-lock.json",), linked=("node_modules",), build_dirs=("node_modules",),
         env={"CI": "true", "NO_COLOR": "1", "FORCE_COLOR": "0"}, provenance=tuple(provenance),
         notes=tuple(notes))
+
+
+def expand_script(scripts: dict, name: str, depth: int = 0) -> str:
+    """``scripts[name]`` with every ``npm run X`` / ``npm test`` replaced by the script it
+    runs (up to a few levels)."""
+    import re
+
+    text = str(scripts.get(name) or "")
+    if depth > 4:
+        return text
+
+    def follow(match):
+        return expand_script(scripts, match.group(1) or "test", depth + 1) or match.group(0)
+
+    return re.sub(r"\bnpm (?:run(?:-script)?(?: --silent| -s)? ([\w:.-]+)|(test)\b)", follow, text)
 
 
 def _sources(repo: Path):
@@ -78,22 +97,23 @@ def _sources(repo: Path):
             yield path
 
 
-def _runner(script: str, deps: set) -> tuple[str | None, str, str]:
-    """``(command, report format, where it came from)``."""
+def _runner(script: str, deps: set) -> tuple[str | None, str, str, str]:
+    """``(command, report format, where it came from, runner)``."""
     for name in RUNNERS:
         words = script_segment(script, name)
         if name == "node" and words is not None and "--test" not in words:
             words = None
         if words is not None:
-            return _command(name, words), _format(name), "package.json scripts.test"
-    for name in RUNNERS[:3]:
+            return _command(name, words), _format(name), "package.json scripts.test", name
+    for name in RUNNERS[:4]:
         if name in deps:
-            return _command(name, []), _format(name), f"package.json devDependencies {name}"
-    return None, "", ""
+            return _command(name, []), _format(name), f"package.json devDependencies {name}", name
+    return None, "", "", ""
 
 
 def _format(name: str) -> str:
-    return {"jest": "jest-json", "vitest": "jest-json", "mocha": "mocha-json", "node": "junit"}[name]
+    return {"jest": "jest-json", "vitest": "jest-json", "mocha": "mocha-json", "tape": "tap",
+            "node": "junit"}[name]
 
 
 def _args(name: str, words: list[str]) -> list[str]:
@@ -125,5 +145,7 @@ def _command(name: str, words: list[str]) -> str:
     if name == "vitest":
         args = [a for a in args if a != "run"]
         return " ".join([BIN, "vitest", "run", "--reporter=json", '--outputFile="$GEN09_REPORT"', *args])
+    if name == "tape":
+        return " ".join([BIN, "tape", *args])
     return " ".join([BIN, "mocha", *args, "--reporter", "json", "--reporter-option",
                      'output="$GEN09_REPORT"'])
