@@ -35,7 +35,8 @@ import time
 from datetime import date
 from pathlib import Path
 
-from common import CACHE, RESULTS, ROOT, cpu_model
+from bench_real_repos import gen09
+from common import CACHE, RESULTS, cpu_model
 
 CJSON_URL = "https://github.com/DaveGamble/cJSON"
 REPOS = {  # name: (ecosystem, pinned release, files to mutate)
@@ -79,13 +80,6 @@ def fetch(name: str, version: str) -> Path:
         subprocess.run(["tar", "x", "-C", target], input=archive, check=True)
     shutil.rmtree(work, ignore_errors=True)
     return target
-
-
-def gen09(*args, timeout=7200) -> tuple[float, subprocess.CompletedProcess]:
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "gen09_core", *map(str, args)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout)
-    return time.perf_counter() - start, done
 
 
 def one(name: str, n: int, tasks: int, seed: int, workers: int) -> dict:

@@ -170,3 +170,17 @@ def test_go_json_and_verify(go_run):
         assert not list(snap.rglob("*_test.go"))  # go names packages, not files: every test file hidden
         assert (bundle / "tests" / "hidden" / "calc_test.go").is_file()
         assert (bundle / "environment" / "Dockerfile").read_text().startswith("FROM golang:")
+
+
+def test_ab_self_check_runs_node_bundles(node_run, tmp_path):
+    """``gen09 ab`` reads a node run's bundles and checks them with the local toolchain."""
+    from gen09_core.ab.selfcheck import check_task
+    from gen09_core.ab.tasks import load
+    from gen09_core.plugins import make_registry
+
+    tasks, _ = load(node_run["out"], make_registry())
+    assert len(tasks) == summary(node_run["out"])["exported"]
+    check, runner = check_task(tasks[0], None, tmp_path, 300.0)
+    assert check.status == "ok", check.reason
+    assert not check.nop.resolved and check.gold.resolved
+    assert "local node toolchain" in runner.source

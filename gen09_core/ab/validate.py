@@ -20,6 +20,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -59,6 +60,7 @@ class Runner:
     base: Path | None = None
     gold: Path | None = None
     notes: tuple[str, ...] = field(factory=tuple)
+    setup: object = None  # a command-recipe bundle's install steps, replayed in each app folder
 
 
 def prepare_runner(task: Task, python: str | None, work: Path) -> Runner:
@@ -66,7 +68,11 @@ def prepare_runner(task: Task, python: str | None, work: Path) -> Runner:
     ``EnvironmentFailure`` when its environment cannot be built."""
     if task.bundle is not None:
         from gen09_core.mutate.verify import bundle_python
+        from gen09_core.mutate.verify_command import bundle_toolchain, is_command_bundle
 
+        if is_command_bundle(task.bundle):  # another ecosystem: its local toolchain
+            toolchain, source, setup = bundle_toolchain(task.bundle)
+            return Runner(sys.executable, f"{source} ({toolchain})", setup=setup)
         found, source = bundle_python(task.bundle, python)
         return Runner(found, source)
     folder = Path(work).resolve() / _safe(task.id)
@@ -149,7 +155,7 @@ def validate(task: Task, runner: Runner, files, timeout: float = 900.0, gold: bo
 def _run_bundle(task, runner, files, tmp: Path, timeout, gold):
     from gen09_core.mutate.verify import run_trial
 
-    trial = run_trial(task.bundle, tmp, runner.python, gold, timeout, files)
+    trial = run_trial(task.bundle, tmp, runner.python, gold, timeout, files, setup=runner.setup)
     return trial.record.outcomes(), trial.status, trial.record.first_problem(), trial.output
 
 

@@ -39,28 +39,37 @@ def local_toolchain(lock: ToolchainLock) -> str:
     return ", ".join(out)
 
 
-def verify_command_bundle(bundle: Path, timeout_sec: float = 900.0):
-    """Run nop and oracle for one command-recipe bundle with the local toolchain."""
+def bundle_toolchain(bundle: Path, timeout_sec: float = 900.0):
+    """``(toolchain description, setup)`` of a command-recipe bundle, ``setup(app)``
+    replaying its install steps in an app folder; ``EnvironmentFailure`` when a tool is
+    missing, ``BadInput`` for an unreadable lock."""
     from gen09_core.mutate.environment_command import run_setup
-    from gen09_core.mutate.verify import Contrast, _trial
 
-    bundle = Path(bundle).resolve()
-    start = time.perf_counter()
+    path = Path(bundle) / "environment" / LOCK_NAME
     try:
-        lock = ToolchainLock.parse((bundle / "environment" / LOCK_NAME).read_text(encoding="utf-8"))
+        lock = ToolchainLock.parse(path.read_text(encoding="utf-8"))
     except ValueError as exc:
-        raise BadInput(f"{bundle / 'environment' / LOCK_NAME}: {exc}") from None
+        raise BadInput(f"{path}: {exc}") from None
     toolchain = local_toolchain(lock)
-    hash_ok = check_task_hash(bundle)
 
     def setup(app: Path) -> None:
         run_setup(lock.replay, app, dict(lock.env), app.parent / "setup-output.txt", timeout_sec)
 
+    return toolchain, f"local {lock.ecosystem} toolchain", setup
+
+
+def verify_command_bundle(bundle: Path, timeout_sec: float = 900.0):
+    """Run nop and oracle for one command-recipe bundle with the local toolchain."""
+    from gen09_core.mutate.verify import Contrast, _trial
+
+    bundle = Path(bundle).resolve()
+    start = time.perf_counter()
+    toolchain, source, setup = bundle_toolchain(bundle, timeout_sec)
+    hash_ok = check_task_hash(bundle)
     with tempfile.TemporaryDirectory(prefix="gen09-verify-") as tmp:
         nop, why_nop = _trial(bundle, Path(tmp) / "nop", sys.executable, False, timeout_sec, setup)
         oracle, why_oracle = _trial(bundle, Path(tmp) / "oracle", sys.executable, True, timeout_sec, setup)
     detail = "; ".join(d for d in (why_nop if nop != 0 else "", why_oracle if oracle != 1 else "") if d)
     if not hash_ok:
         detail = "task hash does not match the bundle's files" + (f"; {detail}" if detail else "")
-    return Contrast(str(bundle), nop, oracle, hash_ok, time.perf_counter() - start, detail, toolchain,
-                    f"local {lock.ecosystem} toolchain")
+    return Contrast(str(bundle), nop, oracle, hash_ok, time.perf_counter() - start, detail, toolchain, source)
