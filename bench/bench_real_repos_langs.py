@@ -4,12 +4,13 @@ repository per ecosystem beyond Python, with no gen09 configuration but the file
 Run from the repository root::
 
     .venv/bin/python bench/bench_real_repos_langs.py               # every repository
-    .venv/bin/python bench/bench_real_repos_langs.py --only qs --n 40
+    .venv/bin/python bench/bench_real_repos_langs.py --only minimist --n 40
 
 Sources, fetched once into ``bench/.cache`` (only from registries this machine reaches):
 
-- JavaScript: ``qs`` 6.13.0, the npm tarball (``npm pack``; it ships its tape tests), its
-  dev dependencies from the npm registry;
+- JavaScript: ``minimist`` 1.2.8, the npm tarball (``npm pack``; it ships its 15 tape test
+  files), its dev dependencies from the npm registry (``qs`` was tried first: one of its dev
+  dependencies comes from a git URL, which this machine cannot reach);
 - Rust: ``strsim`` 0.10.0, the crate source in Debian's ``librust-strsim-dev`` package
   (``apt-get download``; the crate has no dependencies, so cargo runs offline);
 - C: cJSON v1.7.18 (``git clone`` of github.com/DaveGamble/cJSON, or the local mirror
@@ -40,7 +41,7 @@ from common import CACHE, RESULTS, cpu_model
 
 CJSON_URL = "https://github.com/DaveGamble/cJSON"
 REPOS = {  # name: (ecosystem, pinned release, files to mutate)
-    "qs": ("javascript (npm, tape)", "6.13.0", ("lib/*.js",)),
+    "minimist": ("javascript (npm, tape)", "1.2.8", ("index.js",)),
     "strsim": ("rust (cargo)", "0.10.0", ("src/*.rs",)),
     "cjson": ("c (cmake + ctest)", "v1.7.18", ("cJSON.c", "cJSON_Utils.c")),
 }
@@ -60,9 +61,9 @@ def fetch(name: str, version: str) -> Path:
     work = CACHE / "langs" / "download"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    if name == "qs":
-        _run(["npm", "pack", f"qs@{version}"], cwd=work)
-        with tarfile.open(work / f"qs-{version}.tgz") as tar:
+    if name == "minimist":
+        _run(["npm", "pack", f"minimist@{version}"], cwd=work)
+        with tarfile.open(work / f"minimist-{version}.tgz") as tar:
             tar.extractall(work, filter="data")
         shutil.move(work / "package", target)
     elif name == "strsim":

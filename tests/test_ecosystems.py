@@ -132,3 +132,24 @@ def test_node_follows_npm_run_to_tape(tmp_path):
                                 "devDependencies": {"tape": "^5", "nyc": "^10"}})
     assert recipe.test == "npx --no-install tape 'test/**/*.js'" and recipe.report == "tap:-"
     assert ("tape runner", "package.json scripts.test") in recipe.provenance
+
+
+def test_toolchain_versions_fill_the_image_and_its_steps():
+    from gen09_core.testrun.ecosystems import CommandRecipe
+    from gen09_core.testrun.ecosystems.toolchain import capture
+
+    recipe = CommandRecipe("x", "c", test="true", report="tap:-", image="img:{git.major}",
+                           image_setup=("echo {git}", "echo ${HOME}"), tools=("git",))
+    lock = capture(recipe, ROOT)
+    version = dict(lock.tools)["git"]  # git --version: "git version 2.39.5"
+    assert version.count(".") >= 1 and lock.image == f"img:{version.split('.')[0]}"
+    assert lock.image_setup == (f"echo {version}", "echo ${HOME}")  # a shell variable is not a version
+
+
+def test_missing_tool_is_an_environment_failure():
+    from gen09_core.errors import EnvironmentFailure
+    from gen09_core.testrun.ecosystems import CommandRecipe
+    from gen09_core.testrun.ecosystems.toolchain import capture
+
+    with pytest.raises(EnvironmentFailure, match="gen09-no-such-tool"):
+        capture(CommandRecipe("x", "c", test="true", report="tap:-", tools=("gen09-no-such-tool",)), ROOT)

@@ -184,3 +184,27 @@ def test_ab_self_check_runs_node_bundles(node_run, tmp_path):
     assert check.status == "ok", check.reason
     assert not check.nop.resolved and check.gold.resolved
     assert "local node toolchain" in runner.source
+
+
+@pytest.fixture(scope="module")
+def ruby_run(tmp_path_factory):
+    need("ruby", "rspec")
+    return mutate(tmp_path_factory, "ruby-calc")
+
+
+def test_rspec_json_and_verify(ruby_run):
+    out = ruby_run["out"]
+    assert ruby_run["done"].returncode == 0, ruby_run["done"].stderr
+    data = summary(out)
+    assert data["environment"]["ecosystem"] == "ruby" and data["baseline"]["stable"] == 8
+    verify_all(out, data)
+    lock = None
+    for inst in instances(out):
+        bundle = out / inst["task"]
+        for test_file in {t.split("[")[0].removeprefix("./") for t in inst["FAIL_TO_PASS"]}:
+            assert not (bundle / "environment" / "repo" / test_file).exists()
+            assert (bundle / "tests" / "hidden" / test_file).is_file()
+        lock = json.loads((bundle / "environment" / "gen09.toolchain.json").read_text())
+        dockerfile = (bundle / "environment" / "Dockerfile").read_text()
+        assert dockerfile.startswith(f"FROM ruby:{dict(lock['tools'])['ruby']}\n")
+        assert f"RUN gem install rspec -v {dict(lock['tools'])['rspec']}" in dockerfile

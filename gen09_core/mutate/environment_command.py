@@ -52,10 +52,13 @@ def choose(profile, config, repo: Path):
 
 def override(recipe: CommandRecipe, profile) -> CommandRecipe:
     """``recipe`` with the fields the profile sets."""
-    changes = {k: getattr(profile, k) for k in ("setup", "test", "report", "image") if getattr(profile, k)}
+    changes = {k: getattr(profile, k) for k in ("setup", "test", "report", "image")
+               if getattr(profile, k) is not None}
     if changes:
         changes["provenance"] = recipe.provenance + tuple(
-            (k, f"profiles.{profile.name}.{k}") for k in changes)
+            (k, f"profiles.{profile.name}.{k}") for k in list(changes))
+    if "setup" in changes:  # the image and gen09 verify install the way the given setup does
+        changes.update(image_setup=None, replay=None)
     if profile.env:
         changes["env"] = {**recipe.env, **profile.env}
     if "report" in changes:

@@ -1,4 +1,4 @@
-"""The built-in command-recipe profiles: ``node``, ``cargo``, ``go``, ``cmake`` (detected from the
+"""The built-in command-recipe profiles: ``node``, ``cargo``, ``go``, ``ruby``, ``cmake`` (detected from the
 repository's files, see :mod:`gen09_core.testrun.ecosystems`) and ``command`` (the whole
 recipe given in the configuration: ``[profiles.NAME] base = "command"`` with ``setup``,
 ``test``, ``report`` and ``image``).
@@ -15,6 +15,7 @@ from gen09_core.mutate.profiles import Profile
 ECOSYSTEM_PROFILES = (Profile("node", language="javascript", ecosystem="node"),
                       Profile("cargo", language="rust", ecosystem="cargo"),
                       Profile("go", language="go", ecosystem="go"),
+                      Profile("ruby", language="ruby", ecosystem="ruby"),
                       Profile("cmake", language="c", ecosystem="cmake"),
                       Profile("command", language="", ecosystem="command"))
 

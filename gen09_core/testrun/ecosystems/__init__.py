@@ -16,6 +16,8 @@ Detected (first match wins; each module is one ecosystem):
 - :mod:`.cargo`: ``Cargo.toml`` → ``cargo test --no-fail-fast`` (offline after a
   ``cargo fetch``), libtest's console output;
 - :mod:`.go`: ``go.mod`` → ``go test -json -count=1 ./...``;
+- :mod:`.ruby`: ``spec/`` or ``.rspec`` → ``rspec --format json`` (through bundler with a
+  ``Gemfile``);
 - :mod:`.cmake`: ``CMakeLists.txt`` with tests → configure, build and
   ``ctest --output-junit``.
 
@@ -78,9 +80,9 @@ class CommandRecipe:
 
 def detect(repo: Path) -> CommandRecipe | None:
     """The recipe of the first ecosystem whose files ``repo`` has, or None."""
-    from gen09_core.testrun.ecosystems import cargo, cmake, go, node
+    from gen09_core.testrun.ecosystems import cargo, cmake, go, node, ruby
 
-    for module in (node, cargo, go, cmake):
+    for module in (node, cargo, go, ruby, cmake):
         recipe = module.detect(Path(repo))
         if recipe is not None:
             return recipe

@@ -92,6 +92,15 @@ def missing_tools(tools) -> list[str]:
     return [tool for tool in tools if shutil.which(tool) is None]
 
 
+def _fill(text: str, versions: dict) -> str:
+    """``{TOOL}`` / ``{TOOL.major}`` in ``text`` filled with the toolchain's versions (a
+    text with other braces, such as a shell ``${VAR}``, is left as it is)."""
+    try:
+        return text.format(**versions)
+    except (KeyError, IndexError, AttributeError, ValueError):
+        return text
+
+
 def capture(recipe, repo: Path) -> ToolchainLock:
     """The lock of ``recipe`` as this machine runs it; ``EnvironmentFailure`` (exit 3) naming
     the missing tools."""
@@ -102,12 +111,10 @@ def capture(recipe, repo: Path) -> ToolchainLock:
     tools = tuple((tool, tool_version(tool) or "unknown") for tool in recipe.tools)
     lockfiles = tuple((name, hashlib.sha256((Path(repo) / name).read_bytes()).hexdigest())
                       for name in recipe.lockfiles if (Path(repo) / name).is_file())
-    versions = {name: Version(version) for name, version in tools}
-    try:
-        image = recipe.image.format(**{k.replace("+", "p"): v for k, v in versions.items()})
-    except (KeyError, IndexError, AttributeError):
-        image = recipe.image
-    image_setup = recipe.setup if recipe.image_setup is None else recipe.image_setup
+    versions = {name.replace("+", "p"): Version(version) for name, version in tools}
+    image = _fill(recipe.image, versions)
+    image_setup = recipe.setup if recipe.image_setup is None else tuple(_fill(step, versions)
+                                                                        for step in recipe.image_setup)
     replay = recipe.setup if recipe.replay is None else recipe.replay
     return ToolchainLock(recipe.ecosystem, recipe.language, tools, lockfiles, tuple(recipe.setup),
                          tuple(image_setup), tuple(replay), recipe.test, recipe.report, image,
