@@ -208,3 +208,29 @@ def test_rspec_json_and_verify(ruby_run):
         dockerfile = (bundle / "environment" / "Dockerfile").read_text()
         assert dockerfile.startswith(f"FROM ruby:{dict(lock['tools'])['ruby']}\n")
         assert f"RUN gem install rspec -v {dict(lock['tools'])['rspec']}" in dockerfile
+
+
+def test_java_junit_xml_through_a_command_profile(tmp_path):
+    """javac + the JUnit 5 console launcher (Debian's junit5) as a ``command`` profile: JUnit
+    XML ids ``class::method()``, the F2P test classes' sources hidden."""
+    import pathlib
+
+    need("javac", "java")
+    jar = pathlib.Path("/usr/share/java/junit-platform-console-standalone.jar")
+    if not jar.is_file():
+        pytest.skip("JUnit 5 console launcher not installed (Debian package junit5)")
+    repo = tmp_path / "java-calc"
+    shutil.copytree(LANGS / "java-calc", repo)
+    out = tmp_path / "run"
+    done = run_gen09("mutate", repo, "--config", repo / "gen09.toml", "--n", "3", "--seed", "1", "--out", out)
+    assert done.returncode == 0, done.stderr
+    data = summary(out)
+    assert data["baseline"]["stable"] == 8 and data["environment"]["report"].startswith("junit:")
+    inst = instances(out)[0]
+    bundle = out / inst["task"]
+    for test_id in inst["FAIL_TO_PASS"]:
+        source = "src/test/java/" + test_id.split("::")[0].replace(".", "/") + ".java"
+        assert not (bundle / "environment" / "repo" / source).exists()
+        assert (bundle / "tests" / "hidden" / source).is_file()
+    verified = run_gen09("verify", bundle, "--json")
+    assert verified.returncode == 0, verified.stdout + verified.stderr

@@ -5,8 +5,9 @@ same way for every ecosystem.
 
 - hidden (restored by the verifier): the files the runner's report names for the F2P and
   P2P tests (jest, vitest, mocha, node's runner, RSpec; for cargo the integration-test
-  targets ``tests/*.rs``), or where it names none (ctest) the files the recipe's
-  ``test_globs`` match; never the mutated file; the F2P ones are left out of the learner
+  targets ``tests/*.rs``), or where it names none the source file of a JUnit test class
+  (``calc.CalcTest`` → ``.../calc/CalcTest.java``) and the files the recipe's
+  ``test_globs`` match (ctest, go); never the mutated file; the F2P ones are left out of the learner
   snapshot;
 - the build folders (``node_modules``, ``target``, ``build-gen09``) never ship;
 - ``environment/Dockerfile`` starts from the official image at the validated toolchain's
@@ -49,8 +50,10 @@ class CommandFlavour:
 
     def _files(self, spec, ids, files=()) -> set:
         named = {self.test_files[t] for t in ids if t in self.test_files}
-        if any(t not in self.test_files for t in ids):  # the report names no file: the conventions
+        unnamed = [t for t in ids if t not in self.test_files]
+        if unnamed:  # the report names no file: a JUnit class's source, else the conventions
             named |= {rel for rel in files if any(fnmatch.fnmatchcase(rel, g) for g in self.lock.test_globs)}
+            named |= class_files(unnamed, files)
         return named - {spec.path}
 
     def f2p_files(self, spec, files=()) -> list[str]:
@@ -109,6 +112,24 @@ STATUS=$?
     > "$LOG_DIR/reward.txt" 2>> "$LOG_DIR/test-output.txt" || echo 0 > "$LOG_DIR/reward.txt"
 cat "$LOG_DIR/reward.txt"
 """
+
+
+def class_files(ids, files) -> set:
+    """The source files of JUnit test classes: ``calc.CalcTest::adds()`` is the file ending in
+    ``calc/CalcTest.java`` (or ``.kt``, ``.scala``, ``.groovy``); a nested class
+    (``Outer$Inner``) is its outer class's file."""
+    wanted = set()
+    for test_id in ids:
+        classname = test_id.split("::", 1)[0].split("$", 1)[0]
+        if "." in classname or classname[:1].isupper():
+            wanted.add(classname.replace(".", "/"))
+    out = set()
+    for rel in files:
+        stem, dot, suffix = rel.rpartition(".")
+        if dot and suffix in ("java", "kt", "scala", "groovy") and any(
+                stem == w or stem.endswith("/" + w) for w in wanted):
+            out.add(rel)
+    return out
 
 
 def adaptations(lock: ToolchainLock) -> tuple[str, ...]:
