@@ -153,3 +153,37 @@ def test_missing_tool_is_an_environment_failure():
 
     with pytest.raises(EnvironmentFailure, match="gen09-no-such-tool"):
         capture(CommandRecipe("x", "c", test="true", report="tap:-", tools=("gen09-no-such-tool",)), ROOT)
+
+
+def test_junit_classes_map_to_their_sources():
+    from gen09_core.mutate.bundle_command import class_files
+
+    files = ["src/main/java/calc/Numbers.java", "src/test/java/calc/NumbersTest.java",
+             "src/test/kotlin/calc/TextTest.kt", "test/other/NumbersTest.java"]
+    assert class_files(["calc.NumbersTest::gcd()", "calc.TextTest$Nested::x()"], files) == {
+        "src/test/java/calc/NumbersTest.java", "src/test/kotlin/calc/TextTest.kt"}
+    assert class_files(["add_ok", "example.com/x::TestY"], files) == set()  # ctest, go: no class
+
+
+def test_report_pattern_fills_the_report_path(tmp_path):
+    from gen09_core.testrun.ecosystems.jobs import report_pattern
+
+    report, output = tmp_path / "report", tmp_path / "output.txt"
+    assert report_pattern("libtest:-", report, output) == ("libtest", str(output))
+    assert report_pattern("junit:$GEN09_REPORT.d/*.xml", report, output) == ("junit", f"{report}.d/*.xml")
+    assert report_pattern("junit:build/*.xml", report, output) == ("junit", "build/*.xml")
+
+
+def test_job_copies_link_node_modules_and_leave_build_folders_out(tmp_path):
+    from gen09_core.testrun.ecosystems.jobs import copy_work
+
+    source = tmp_path / "src"
+    (source / "node_modules" / "pkg").mkdir(parents=True)
+    (source / "target").mkdir()
+    (source / "target" / "big.o").write_text("x")
+    (source / "lib").mkdir()
+    (source / "lib" / "a.js").write_text("a")
+    copy_work(source, tmp_path / "job", linked=("node_modules",), left_out=("target",))
+    assert (tmp_path / "job" / "node_modules").is_symlink()
+    assert (tmp_path / "job" / "node_modules" / "pkg").is_dir()
+    assert not (tmp_path / "job" / "target").exists() and (tmp_path / "job" / "lib" / "a.js").is_file()
