@@ -13,6 +13,8 @@ Sources, fetched once into ``bench/.cache`` (only from registries this machine r
   dependencies comes from a git URL, which this machine cannot reach);
 - Rust: ``strsim`` 0.10.0, the crate source in Debian's ``librust-strsim-dev`` package
   (``apt-get download``; the crate has no dependencies, so cargo runs offline);
+- Go: ``go-cmp`` 0.5.9, the module source in Debian's ``golang-github-google-go-cmp-dev``
+  (no requirements, so go runs offline);
 - C: cJSON v1.7.18 (``git clone`` of github.com/DaveGamble/cJSON, or the local mirror
   ``$GEN09_BENCH_CJSON_GIT``), CMake + ctest with its vendored Unity tests.
 
@@ -43,6 +45,7 @@ CJSON_URL = "https://github.com/DaveGamble/cJSON"
 REPOS = {  # name: (ecosystem, pinned release, files to mutate)
     "minimist": ("javascript (npm, tape)", "1.2.8", ("index.js",)),
     "strsim": ("rust (cargo)", "0.10.0", ("src/*.rs",)),
+    "go-cmp": ("go", "0.5.9", ("cmp/*.go",)),
     "cjson": ("c (cmake + ctest)", "v1.7.18", ("cJSON.c", "cJSON_Utils.c")),
 }
 
@@ -72,6 +75,10 @@ def fetch(name: str, version: str) -> Path:
         _run(["dpkg-deb", "-x", deb, work / "x"])
         shutil.move(next((work / "x" / "usr/share/cargo/registry").glob(f"strsim-{version}*")), target)
         (target / ".cargo-checksum.json").unlink(missing_ok=True)
+    elif name == "go-cmp":
+        _run(["apt-get", "download", "golang-github-google-go-cmp-dev"], cwd=work)
+        _run(["dpkg-deb", "-x", next(work.glob("golang-github-google-go-cmp-dev_*.deb")), work / "x"])
+        shutil.move(work / "x" / "usr/share/gocode/src/github.com/google/go-cmp", target)
     else:
         git = os.environ.get("GEN09_BENCH_CJSON_GIT") or CJSON_URL
         _run(["git", "clone", "--quiet", "--bare", git, work / "cjson.git"])
