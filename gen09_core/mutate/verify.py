@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -93,16 +94,20 @@ def bundle_python(bundle: Path, python: str | None = None) -> tuple[str, str]:
 def verify_bundle(bundle: Path, python: str | None = None, timeout_sec: float = 900.0) -> Contrast:
     """Run nop and oracle for one bundle in its shipped environment (or ``python``)."""
     bundle = Path(bundle).resolve()
-    from gen09_core.mutate.verify_command import is_command_bundle, verify_command_bundle
+    from gen09_core.mutate.verify_command import bundle_toolchain, is_command_bundle
 
-    if is_command_bundle(bundle):  # another ecosystem: its local toolchain
-        return verify_command_bundle(bundle, timeout_sec)
     start = time.perf_counter()
     hash_ok = check_task_hash(bundle)
-    interpreter, source = bundle_python(bundle, python)
+    setup = None
+    if is_command_bundle(bundle):  # another ecosystem: the local toolchain, its install replayed per trial
+        interpreter, source, setup = bundle_toolchain(bundle, timeout_sec)
+        python = sys.executable
+    else:
+        python, source = bundle_python(bundle, python)
+        interpreter = python
     with tempfile.TemporaryDirectory(prefix="gen09-verify-") as tmp:
-        nop, why_nop = _trial(bundle, Path(tmp) / "nop", interpreter, False, timeout_sec)
-        oracle, why_oracle = _trial(bundle, Path(tmp) / "oracle", interpreter, True, timeout_sec)
+        nop, why_nop = _trial(bundle, Path(tmp) / "nop", python, False, timeout_sec, setup)
+        oracle, why_oracle = _trial(bundle, Path(tmp) / "oracle", python, True, timeout_sec, setup)
     detail = "; ".join(d for d in (why_nop if nop != 0 else "", why_oracle if oracle != 1 else "") if d)
     if not hash_ok:
         detail = "task hash does not match the bundle's files" + (f"; {detail}" if detail else "")

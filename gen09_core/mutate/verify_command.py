@@ -1,4 +1,5 @@
-"""``gen09 verify`` for command-recipe bundles (every ecosystem but Python's), without Docker.
+"""The local toolchain of command-recipe bundles (every ecosystem but Python's), for
+``gen09 verify`` and ``gen09 ab`` without Docker.
 
 The bundle's ``environment/gen09.toolchain.json`` names the toolchain the validation used.
 The local one must have every tool (else ``EnvironmentFailure``, exit 3, naming what is
@@ -11,13 +12,9 @@ lock and lockfiles and linked into each trial's copy.
 
 from __future__ import annotations
 
-import sys
-import tempfile
-import time
 from pathlib import Path
 
 from gen09_core.errors import BadInput, EnvironmentFailure
-from gen09_core.mutate.bundle import check_task_hash
 from gen09_core.testrun.ecosystems.toolchain import LOCK_NAME, ToolchainLock, missing_tools, tool_version
 
 
@@ -92,20 +89,3 @@ def cached_install(lock: ToolchainLock, snapshot: Path, app: Path, timeout_sec: 
     for name in lock.linked:
         if (folder / "work" / name).exists() and not (app / name).exists():
             (app / name).symlink_to(folder / "work" / name, target_is_directory=True)
-
-
-def verify_command_bundle(bundle: Path, timeout_sec: float = 900.0):
-    """Run nop and oracle for one command-recipe bundle with the local toolchain."""
-    from gen09_core.mutate.verify import Contrast, _trial
-
-    bundle = Path(bundle).resolve()
-    start = time.perf_counter()
-    toolchain, source, setup = bundle_toolchain(bundle, timeout_sec)
-    hash_ok = check_task_hash(bundle)
-    with tempfile.TemporaryDirectory(prefix="gen09-verify-") as tmp:
-        nop, why_nop = _trial(bundle, Path(tmp) / "nop", sys.executable, False, timeout_sec, setup)
-        oracle, why_oracle = _trial(bundle, Path(tmp) / "oracle", sys.executable, True, timeout_sec, setup)
-    detail = "; ".join(d for d in (why_nop if nop != 0 else "", why_oracle if oracle != 1 else "") if d)
-    if not hash_ok:
-        detail = "task hash does not match the bundle's files" + (f"; {detail}" if detail else "")
-    return Contrast(str(bundle), nop, oracle, hash_ok, time.perf_counter() - start, detail, toolchain, source)
