@@ -187,3 +187,13 @@ def test_job_copies_link_node_modules_and_leave_build_folders_out(tmp_path):
     assert (tmp_path / "job" / "node_modules").is_symlink()
     assert (tmp_path / "job" / "node_modules" / "pkg").is_dir()
     assert not (tmp_path / "job" / "target").exists() and (tmp_path / "job" / "lib" / "a.js").is_file()
+
+
+def test_no_stable_tests_names_the_recipe_and_the_fix():
+    from gen09_core.mutate.baseline import Baseline
+
+    recipe = ecosystems.detect(LANGS / "rust-calc")
+    message = recipe.no_stable_tests(Baseline((), (), ("a",), {}, 0.0, problems=("no libtest report",)),
+                                     "cargo")
+    assert "1 failing or skipped" in message and "no libtest report" in message
+    assert 'base = "cargo"' in message and "cargo test" in message

@@ -112,17 +112,6 @@ class CommandEnvironment:
         return evolve(settings, flavour=CommandFlavour(self.lock, dict(baseline.files)),
                       adaptations=adaptations(self.lock), base_image=self.lock.image)
 
-    def no_stable_tests(self, baseline, profile_name: str) -> str:
-        """Why nothing can be validated, and what to set."""
-        counts = f"{len(baseline.failing)} failing or skipped, {len(baseline.flaky)} flaky"
-        problem = next(iter(baseline.problems), "")
-        first = f" First error: {problem[:400]}." if problem else ""
-        return (f"the repository has no stable passing tests ({counts}), so nothing can validate a bug."
-                f"{first} "
-                f"Detected: {self.recipe.summary()}. To fix: give profile = \"mine\" and [profiles.mine] "
-                f"base = \"{self.recipe.ecosystem}\" with setup / test / report in a --config file "
-                f"(profile {profile_name!r} ran: {self.recipe.test})")
-
 
 def prepare(profile, recipe: CommandRecipe, work: Path, pristine: Path) -> CommandEnvironment:
     """Check the toolchain, run the setup in ``pristine`` (once), and describe the jobs."""

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import cattrs
-from attrs import frozen
+from attrs import evolve, frozen
 
 from gen09_core.errors import BadInput
 from gen09_core.mutate import config as cfg
@@ -64,6 +64,10 @@ def prepare(data: dict, out: Path, where: str = "config", registry=None) -> tupl
     from gen09_core.mutate.environment_command import choose
 
     profile, command = choose(resolve_profile(registry, resolved), resolved, Path(resolved.source.repo))
+    if command is not None and getattr(options, "selection", "full") != "full":
+        # no per-test coverage outside pytest: every mutant runs the whole suite, as config.json says
+        options = evolve(options, selection="full")
+        resolved = cfg.resolve(config, cfg.CONVERTER.unstructure(options))
     return (recipe, resolved, options, profile, registry,
             command if command is not None else detect(Path(resolved.source.repo)))
 

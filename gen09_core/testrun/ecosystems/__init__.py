@@ -77,6 +77,16 @@ class CommandRecipe:
         """One line saying what was detected and from where."""
         return "; ".join(f"{what} ({where})" for what, where in self.provenance) or "nothing detected"
 
+    def no_stable_tests(self, baseline, profile_name: str) -> str:
+        """Why a baseline with no stable test can validate nothing, and what to set."""
+        counts = f"{len(baseline.failing)} failing or skipped, {len(baseline.flaky)} flaky"
+        problem = next(iter(baseline.problems), "")
+        first = f" First error: {problem[:400]}." if problem else ""
+        return (f"the repository has no stable passing tests ({counts}), so nothing can validate a bug."
+                f"{first} Detected: {self.summary()}. To fix: give profile = \"mine\" and [profiles.mine] "
+                f"base = \"{self.ecosystem}\" with setup / test / report in a --config file "
+                f"(profile {profile_name!r} ran: {self.test})")
+
 
 def detect(repo: Path) -> CommandRecipe | None:
     """The recipe of the first ecosystem whose files ``repo`` has, or None."""
