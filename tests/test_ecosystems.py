@@ -11,7 +11,7 @@ from gen09_core.mutate.pipeline import mutate_registry, prepare
 from gen09_core.mutate.profiles import Profile
 from gen09_core.testrun import ecosystems
 from gen09_core.testrun.ecosystems import cmake, node
-from tests.conftest import ROOT, run_gen09
+from tests.helpers import ROOT, run_gen09
 
 LANGS = ROOT / "tests" / "fixtures" / "langs"
 

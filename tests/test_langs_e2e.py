@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from tests.conftest import ROOT, run_gen09
+from tests.helpers import ROOT, run_gen09
 
 LANGS = ROOT / "tests" / "fixtures" / "langs"
 ARGS = ("--n", "6", "--seed", "1", "--workers", "2")
