@@ -23,6 +23,7 @@ from attrs import frozen
 _DROP_PREFIXES = ("PYTEST_", "COV_CORE", "COVERAGE_", "GEN09_")
 _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 _live: set[int] = set()  # process groups gen09 started and has not yet ended
+launching = threading.RLock()  # held from starting a process group to noting it (see children_end_with_us)
 _DROP = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONSAFEPATH")
 
 
@@ -74,9 +75,10 @@ def children_end_with_us():
         return
 
     def handler(signum, frame):
-        for pid in list(_live):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGKILL)
+        with launching:  # a group another thread is starting right now is noted first, then ended
+            for pid in list(_live):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pid, signal.SIGKILL)
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
@@ -100,12 +102,12 @@ def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
     process it left in its group is killed too."""
     start = time.perf_counter()
     try:
-        with open(output, "wb") as sink:
+        with open(output, "wb") as sink, launching:
             proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, start_new_session=True)
+            started(proc.pid)
     except OSError as exc:
         return Finished("error", None, time.perf_counter() - start, 0.0, f"could not start {cmd[0]}: {exc}")
-    started(proc.pid)
     if memory_mb:
         limit = memory_mb * 1024 * 1024
         with contextlib.suppress(OSError, ValueError):

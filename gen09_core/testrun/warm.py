@@ -37,7 +37,7 @@ from pathlib import Path
 from attrs import evolve
 
 from gen09_core.testrun.jobs import TestEnv, TestJob, TestRun, judge_record, run_job
-from gen09_core.testrun.process import Finished, ended, started, tail
+from gen09_core.testrun.process import Finished, ended, launching, started, tail
 
 PLUGIN = "gen09_warm"
 
@@ -91,11 +91,11 @@ class Worker:
         env = self.env.process_env(self.folder, GEN09_WARM_IN=str(to_worker), GEN09_WARM_OUT=str(to_gen09),
                                    TMPDIR=str(tmp))
         self.log_path = self.folder.parent / f"{self.folder.name}.log"
-        with open(self.log_path, "wb") as log:
+        with open(self.log_path, "wb") as log, launching:
             self.proc = subprocess.Popen(cmd, cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, pass_fds=(to_worker, to_gen09),
                                          start_new_session=True)
-        started(self.proc.pid)
+            started(self.proc.pid)
         os.close(to_worker)
         os.close(to_gen09)
         self.send = os.fdopen(from_gen09, "w", encoding="utf-8")
