@@ -20,6 +20,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -61,6 +62,7 @@ class Runner:
     gold: Path | None = None
     notes: tuple[str, ...] = field(factory=tuple)
     lock: str | None = None  # SWE-bench: the rendered lock of the venv built here (a Ray worker rebuilds it)
+    setup: object = None  # a command-recipe bundle's install steps, replayed in each app folder
 
 
 def prepare_runner(task: Task, python: str | None, work: Path) -> Runner:
@@ -68,7 +70,11 @@ def prepare_runner(task: Task, python: str | None, work: Path) -> Runner:
     ``EnvironmentFailure`` when its environment cannot be built."""
     if task.bundle is not None:
         from gen09_core.mutate.verify import bundle_python
+        from gen09_core.mutate.verify_command import bundle_toolchain, is_command_bundle
 
+        if is_command_bundle(task.bundle):  # another ecosystem: its local toolchain
+            toolchain, source, setup = bundle_toolchain(task.bundle)
+            return Runner(sys.executable, f"{source} ({toolchain})", setup=setup)
         found, source = bundle_python(task.bundle, python)
         return Runner(found, source)
     folder = Path(work).resolve() / _safe(task.id)
@@ -160,7 +166,7 @@ def validate(task: Task, runner: Runner, files, timeout: float = 900.0, gold: bo
 def _run_bundle(task, runner, files, tmp: Path, timeout, gold):
     from gen09_core.mutate.verify import run_trial
 
-    trial = run_trial(task.bundle, tmp, runner.python, gold, timeout, files)
+    trial = run_trial(task.bundle, tmp, runner.python, gold, timeout, files, setup=runner.setup)
     return trial.record.outcomes(), trial.status, trial.record.first_problem(), trial.output
 
 

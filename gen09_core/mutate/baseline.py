@@ -42,6 +42,7 @@ class Baseline:
     import_lines: dict[str, list[int]] = field(factory=dict)
     run_seconds: tuple[float, ...] = ()  # wall seconds of each pristine run
     problems: tuple[str, ...] = ()  # the first collection error (or crash output) of each run
+    files: dict[str, str] = field(factory=dict)  # test id -> file, where the runner's report names one
 
 
 def load_baseline(path: Path) -> Baseline:
@@ -85,7 +86,8 @@ def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
     return Baseline(stable, flaky, failing, coverage, first.seconds + second.seconds,
                     ({"status": first.status, "detail": first.detail},
                      {"status": second.status, "detail": second.detail}), import_lines,
-                    (first.seconds, second.seconds), problems)
+                    (first.seconds, second.seconds), problems,
+                    {n: f for n, f in {**first.files, **second.files}.items() if n in set(names)})
 
 
 @frozen
@@ -131,7 +133,10 @@ def baseline_stage(ctx, work, runner) -> Measured:
         "stable": len(baseline.stable), "flaky": list(baseline.flaky), "failing": len(baseline.failing),
         "collection_errors": list(baseline.problems)})
     if not baseline.stable:
-        message = no_stable_tests(baseline, ctx.profile.name, work.pristine, ctx.recipe.summary())
+        if hasattr(ctx.recipe, "ecosystem"):  # another ecosystem's command recipe
+            message = ctx.recipe.no_stable_tests(baseline, ctx.profile.name)
+        else:
+            message = no_stable_tests(baseline, ctx.profile.name, work.pristine, ctx.recipe.summary())
         journal.event("baseline", "failed", failure_class="source_eligibility", detail={"reason": message})
         raise SourceIneligible(message)
     slowest = max(baseline.run_seconds or (baseline.seconds,))

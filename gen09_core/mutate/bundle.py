@@ -80,6 +80,7 @@ class BundleSettings:
     verifier_timeout_sec: float
     agent_timeout_sec: float
     adaptations: tuple[str, ...]
+    flavour: object = None  # another ecosystem's bundle parts (gen09_core.mutate.bundle_command)
 
 
 def hidden_test_files(spec: TaskSpec, files: list[str]) -> list[str]:
@@ -102,8 +103,13 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
     tmp = Path(tasks_dir) / f".tmp-{spec.task_id}"
     shutil.rmtree(tmp, ignore_errors=True)
     repo = tmp / "environment" / "repo"
-    hidden = hidden_test_files(spec, files)
-    f2p_files = sorted({t.split("::")[0] for t in spec.fail_to_pass})
+    flavour = settings.flavour
+    if flavour is not None:
+        hidden, f2p_files = flavour.hidden_files(spec, files), flavour.f2p_files(spec, files)
+        files = [rel for rel in files if flavour.ships(rel)]
+    else:
+        hidden = hidden_test_files(spec, files)
+        f2p_files = sorted({t.split("::")[0] for t in spec.fail_to_pass})
     skipped_credentials = []
     for rel in files:
         if rel in f2p_files:
@@ -127,11 +133,12 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
         target.write_bytes((Path(pristine_dir) / rel).read_bytes())
     tests = sorted(spec.fail_to_pass) + sorted(spec.pass_to_pass)
     _write(tmp / "instruction.md", spec.issue)
-    _write(tmp / "environment" / "Dockerfile", dockerfile(settings))
-    _write(tmp / "environment" / LOCK_NAME, settings.lock.render())
+    lock_name = flavour.lock_name if flavour is not None else LOCK_NAME
+    _write(tmp / "environment" / "Dockerfile", flavour.dockerfile() if flavour else dockerfile(settings))
+    _write(tmp / "environment" / lock_name, settings.lock.render())
     _write(tmp / "solution" / "solve.sh", solve_sh(spec), executable=True)
-    _write(tmp / "tests" / "test.sh", test_sh(settings), executable=True)
-    install_plugin(tmp / "tests" / "runner")
+    _write(tmp / "tests" / "test.sh", flavour.test_sh() if flavour else test_sh(settings), executable=True)
+    (flavour.install_runner if flavour is not None else install_plugin)(tmp / "tests" / "runner")
     _write(tmp / "tests" / "tests.txt", "".join(t + "\n" for t in tests))
     test_files = sorted({t.split("::", 1)[0] for t in tests})
     _write(tmp / "tests" / "files.txt", "".join(f + "\n" for f in test_files))
@@ -147,7 +154,7 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
         "instruction": sha256_file(tmp / "instruction.md"),
         "solve_sh": sha256_file(tmp / "solution" / "solve.sh"),
         "test_sh": sha256_file(tmp / "tests" / "test.sh"),
-        "lock": sha256_file(tmp / "environment" / LOCK_NAME),
+        "lock": sha256_file(tmp / "environment" / lock_name),
         "hidden_tests": sha256_tree(tmp / "tests" / "hidden") if hidden else "",
         "patch": sha256_bytes(spec.diff.encode("utf-8")),
     }
@@ -213,7 +220,8 @@ def task_toml(spec: TaskSpec, s: BundleSettings, adaptations: list[str], digests
         _table("task", {
             "name": name,
             "description": f"Fix the bug described in instruction.md ({s.source_name}).",
-            "keywords": ["python", "bug-fix", "repo_mutate", s.recipe, spec.modifier],
+            "keywords": [s.flavour.language if s.flavour else "python", "bug-fix", "repo_mutate", s.recipe,
+                         spec.modifier],
         }),
         _table("metadata", {
             "pipeline": "repo_mutate",
@@ -285,22 +293,29 @@ def solve_sh(spec: TaskSpec) -> str:
             "GEN09_PAYLOAD\n")
 
 
+def verifier_preamble(comment: str, python: str) -> str:
+    """The start of every ``tests/test.sh``: the paths (overridable through ``GEN09_*``), a
+    reward of 0 until the grader says otherwise, and the app folder as working folder."""
+    return f"""#!/usr/bin/env bash
+{comment}set -u
+APP_DIR="${{GEN09_APP_DIR:-/testbed}}"
+TESTS_DIR="${{GEN09_TESTS_DIR:-$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)}}"
+LOG_DIR="${{GEN09_LOG_DIR:-/logs/verifier}}"
+PYTHON="${{GEN09_PYTHON:-{python}}}"
+mkdir -p "$LOG_DIR"
+echo 0 > "$LOG_DIR/reward.txt"
+cd "$APP_DIR" || exit 0
+"""
+
+
 def test_sh(s: BundleSettings) -> str:
     """The verifier entry point: the same pytest options, plugins and selection the
     validation used; the reward comes from gen09's outcome reader."""
     options = " ".join(shlex.quote(o) for o in s.test_env.pytest_options())
     exports = "".join(f"export {k}={shlex.quote(str(v))}\n" for k, v in sorted(s.test_env.env.items()))
-    return f"""#!/usr/bin/env bash
-# Verifier: restore the hidden tests, run FAIL_TO_PASS + PASS_TO_PASS, write the reward
-# (1 when all pass, else 0) to $LOG_DIR/reward.txt.
-set -u
-APP_DIR="${{GEN09_APP_DIR:-/testbed}}"
-TESTS_DIR="${{GEN09_TESTS_DIR:-$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)}}"
-LOG_DIR="${{GEN09_LOG_DIR:-/logs/verifier}}"
-PYTHON="${{GEN09_PYTHON:-python}}"
-mkdir -p "$LOG_DIR"
-echo 0 > "$LOG_DIR/reward.txt"
-cd "$APP_DIR" || exit 0
+    comment = ("# Verifier: restore the hidden tests, run FAIL_TO_PASS + PASS_TO_PASS, write the reward\n"
+               "# (1 when all pass, else 0) to $LOG_DIR/reward.txt.\n")
+    return verifier_preamble(comment, "python") + f"""\
 # conftest files the learner may have added cannot steer the run; the originals come back
 find . -name conftest.py -delete
 cp -R "$TESTS_DIR/hidden/." "$APP_DIR/"

@@ -112,6 +112,10 @@ class ProfileSpec:
     plugins: tuple[str, ...] | None = None
     base_image: str | None = None
     image_install: tuple[str, ...] | None = None
+    setup: tuple[str, ...] | None = None  # command profiles: run once in the work copy
+    test: str | None = None  # command profiles: runs the whole suite
+    report: str | None = None  # command profiles: "FORMAT:PATH" (PATH a glob, or - for the output)
+    image: str | None = None  # command profiles: the bundle's base image
 
 
 @frozen

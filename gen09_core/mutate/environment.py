@@ -64,6 +64,10 @@ def environment_stage(ctx, work) -> Environment:
     from gen09_core.errors import EnvironmentFailure
 
     recipe, journal, profile = ctx.recipe, ctx.journal, ctx.profile
+    if hasattr(recipe, "ecosystem"):  # another ecosystem's command recipe
+        from gen09_core.mutate.environment_command import run_stage
+
+        return run_stage(profile, recipe, work.work, work.pristine, journal)
     journal.event("environment", "started", profile.name,
                   detail={"detected": recipe.summary(), "notes": list(recipe.notes)})
     try:

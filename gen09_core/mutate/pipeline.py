@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import cattrs
-from attrs import frozen
+from attrs import evolve, frozen
 
 from gen09_core.errors import BadInput
 from gen09_core.mutate import config as cfg
@@ -19,10 +19,11 @@ from gen09_core.testrun.detect import PythonRecipe, detect
 
 def mutate_registry():
     """The plugin registry plus the built-in recipe and profile modules."""
-    from gen09_core.mutate import profiles, recipes
+    from gen09_core.mutate import profiles, profiles_ecosystems, recipes
     from gen09_core.plugins import make_registry
 
-    return make_registry(extra=[("core:mutate.recipes", recipes), ("core:mutate.profiles", profiles)])
+    return make_registry(extra=[("core:mutate.recipes", recipes), ("core:mutate.profiles", profiles),
+                                ("core:mutate.profiles_ecosystems", profiles_ecosystems)])
 
 
 @frozen
@@ -36,7 +37,7 @@ class Context:
     profile: Profile
     journal: Journal
     executor: object
-    recipe: PythonRecipe
+    recipe: PythonRecipe  # or a CommandRecipe (gen09_core.testrun.ecosystems) for other ecosystems
 
 
 def prepare(data: dict, out: Path, where: str = "config", registry=None) -> tuple:
@@ -60,8 +61,15 @@ def prepare(data: dict, out: Path, where: str = "config", registry=None) -> tupl
 
     recover(config.source.repo)  # an interrupted gen09 --write of the source is rolled back first
     resolved = cfg.resolve(config, cfg.CONVERTER.unstructure(options))
-    return (recipe, resolved, options, resolve_profile(registry, resolved), registry,
-            detect(Path(resolved.source.repo)))
+    from gen09_core.mutate.environment_command import choose
+
+    profile, command = choose(resolve_profile(registry, resolved), resolved, Path(resolved.source.repo))
+    if command is not None and getattr(options, "selection", "full") != "full":
+        # no per-test coverage outside pytest: every mutant runs the whole suite, as config.json says
+        options = evolve(options, selection="full")
+        resolved = cfg.resolve(config, cfg.CONVERTER.unstructure(options))
+    return (recipe, resolved, options, profile, registry,
+            command if command is not None else detect(Path(resolved.source.repo)))
 
 
 def run(data: dict, out, listener=None, where: str = "config", executor=None) -> dict:

@@ -21,7 +21,10 @@ class Profile:
     those that would change gen09's measurement); ``venv`` False runs the tests with
     gen09's own interpreter (no isolation: for tests and prepared environments only);
     ``base_image``/``image_install``: the bundle's base image and RUN steps (None: the
-    validating Python's official image, installing exactly the lock)."""
+    validating Python's official image, installing exactly the lock). ``ecosystem`` names
+    a command recipe (:mod:`gen09_core.testrun.ecosystems`: ``node``, ``cargo``, ``cmake``,
+    or ``command`` for one given whole in the configuration) instead of pytest; ``setup``,
+    ``test``, ``report`` and ``image`` override the detected recipe's."""
 
     name: str
     language: str = "python"
@@ -34,11 +37,17 @@ class Profile:
     env: dict = field(factory=dict)
     base_image: str | None = None
     image_install: tuple[str, ...] | None = None
+    ecosystem: str | None = None
+    setup: tuple[str, ...] | None = None
+    test: str | None = None
+    report: str | None = None
+    image: str | None = None
 
     def with_spec(self, name: str, spec) -> Profile:
         """This profile with the fields a ``config.ProfileSpec`` sets."""
         changes = {k: getattr(spec, k) for k in ("install", "test_paths", "pytest_args", "pythonpath", "env",
-                                                  "venv", "base_image", "image_install", "plugins")
+                                                  "venv", "base_image", "image_install", "plugins",
+                                                  "setup", "test", "report", "image")
                    if getattr(spec, k) is not None}
         return evolve(self, name=name, **changes)
 

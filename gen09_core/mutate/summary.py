@@ -93,8 +93,7 @@ def summarize(ctx, stages: Stages, recipe: str, version: str, wall: float) -> di
         "recipe": recipe, "recipe_version": version,
         "source": {"repo": config.source.name, "revision": config.source.revision},
         "seed": config.seeds.mutate, "selection": options.selection,
-        "environment": {"detected": ctx.recipe.summary(), "python": env.lock.python,
-                        "packages": len(env.lock.packages), "pytest_plugins": list(env.lock.plugins)},
+        "environment": environment_summary(ctx, env),
         "baseline": {"stable": len(baseline.stable), "flaky": list(baseline.flaky),
                      "failing": len(baseline.failing), "collection_errors": list(baseline.problems)},
         "timeout_sec": stages.measured.timeout, "timeout_source": stages.measured.timeout_source,
@@ -116,3 +115,12 @@ def summarize(ctx, stages: Stages, recipe: str, version: str, wall: float) -> di
                  "note": "no model role is configured; runner seconds include rejected mutants"},
         "tasks": [e["task"] for e in stages.exported.tasks],
     }
+
+
+def environment_summary(ctx, env) -> dict:
+    """What the summary says about the environment: the venv's Python and packages, or, for
+    another ecosystem, its toolchain and commands."""
+    if hasattr(env, "describe"):
+        return env.describe() | {"detected": ctx.recipe.summary()}
+    return {"detected": ctx.recipe.summary(), "python": env.lock.python, "packages": len(env.lock.packages),
+            "pytest_plugins": list(env.lock.plugins)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -96,12 +97,20 @@ def bundle_python(bundle: Path, python: str | None = None) -> tuple[str, str]:
 def verify_bundle(bundle: Path, python: str | None = None, timeout_sec: float = 900.0) -> Contrast:
     """Run nop and oracle for one bundle in its shipped environment (or ``python``)."""
     bundle = Path(bundle).resolve()
+    from gen09_core.mutate.verify_command import bundle_toolchain, is_command_bundle
+
     start = time.perf_counter()
     hash_ok = check_task_hash(bundle)
-    interpreter, source = bundle_python(bundle, python)
+    setup = None
+    if is_command_bundle(bundle):  # another ecosystem: the local toolchain, its install replayed per trial
+        interpreter, source, setup = bundle_toolchain(bundle, timeout_sec)
+        python = sys.executable
+    else:
+        python, source = bundle_python(bundle, python)
+        interpreter = python
     with tempfile.TemporaryDirectory(prefix="gen09-verify-") as tmp:
-        nop, why_nop = _trial(bundle, Path(tmp) / "nop", interpreter, False, timeout_sec)
-        oracle, why_oracle = _trial(bundle, Path(tmp) / "oracle", interpreter, True, timeout_sec)
+        nop, why_nop = _trial(bundle, Path(tmp) / "nop", python, False, timeout_sec, setup)
+        oracle, why_oracle = _trial(bundle, Path(tmp) / "oracle", python, True, timeout_sec, setup)
     detail = "; ".join(d for d in (why_nop if nop != 0 else "", why_oracle if oracle != 1 else "") if d)
     if not hash_ok:
         detail = "task hash does not match the bundle's files" + (f"; {detail}" if detail else "")
@@ -121,10 +130,11 @@ class Trial:
     output: str
 
 
-def run_trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: float, files=()) -> Trial:
+def run_trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: float, files=(),
+              setup=None) -> Trial:
     """Copy the bundle's snapshot to ``root/app``, write ``files`` (``ChangedFile``s) over it,
-    run ``solution/solve.sh`` when ``oracle``, then ``tests/test.sh`` with its paths redirected
-    into ``root``."""
+    run ``solution/solve.sh`` when ``oracle``, then ``setup(app)`` when given (what the image
+    build does), then ``tests/test.sh`` with its paths redirected into ``root``."""
     bundle = Path(bundle)
     app, logs = root / "app", root / "logs"
     shutil.copytree(bundle / "environment" / "repo", app, symlinks=True)
@@ -145,6 +155,8 @@ def run_trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: 
         if done.status != "ok" or done.returncode != 0:
             return Trial(None, outcomes.Record(), "solve_failed",
                          f"solve.sh {done.status} (exit {done.returncode}): {done.output[-300:]}")
+    if setup is not None:
+        setup(app)
     done = run_limited(["bash", str(bundle / "tests" / "test.sh")], root, env, timeout_sec,
                        root / "test-sh-output.txt")
     if done.status == "error":
@@ -160,10 +172,10 @@ def run_trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: 
     return Trial(reward, record, status, output)
 
 
-def _trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: float):
+def _trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: float, setup=None):
     """One trial: ``(reward or None, what went wrong with the tail of the test output)``."""
     kind = "oracle" if oracle else "nop"
-    trial = run_trial(bundle, root, python, oracle, timeout_sec)
+    trial = run_trial(bundle, root, python, oracle, timeout_sec, setup=setup)
     if trial.status == "timeout":
         return None, f"{kind}: timed out after {timeout_sec:g}s; {trial.output}"
     if trial.reward is None:

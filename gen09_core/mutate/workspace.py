@@ -40,14 +40,20 @@ class TestRunners:
         self._warm = None
 
     def fresh(self):
-        """A runner starting a fresh process per job."""
+        """A runner starting a fresh process per job (a command recipe's shell command, for
+        other ecosystems)."""
+        from gen09_core.testrun.ecosystems.jobs import CommandEnv, run_command_job
         from gen09_core.testrun.jobs import run_job
 
+        if isinstance(self.test_env, CommandEnv):
+            return functools.partial(run_command_job, self.test_env)
         return functools.partial(run_job, self.test_env)
 
     def mutant(self):
         """The runner for mutant jobs: the warm worker when configured, else ``fresh()``."""
-        if self.limits.runner != "warm":
+        from gen09_core.testrun.ecosystems.jobs import CommandEnv
+
+        if self.limits.runner != "warm" or isinstance(self.test_env, CommandEnv):
             return self.fresh()
         if self._warm is None:
             from gen09_core.testrun.warm import WarmRunner

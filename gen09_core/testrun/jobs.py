@@ -4,6 +4,7 @@ per-test coverage."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -93,6 +94,7 @@ class TestRun:
     problem: str = ""
     runner: str = "fresh"  # "warm", or "fresh" (with the reason when a warm worker handed it back)
     test_seconds: float = 0.0  # the summed durations of the test phases themselves
+    files: dict = field(factory=dict)  # test id -> its file, where the runner's report names one
 
 
 def install_plugin(folder: Path, warm: bool = False) -> Path:
@@ -110,16 +112,27 @@ def install_plugin(folder: Path, warm: bool = False) -> Path:
 
 def run_job(env: TestEnv, job: TestJob) -> TestRun:
     """Run one job in its own folder and process; the folder is removed afterwards."""
+    def copy(folder: Path) -> None:
+        shutil.copytree(job.source_dir, folder, symlinks=True)
+
+    with job_folders(job, copy) as (folder, meta):
+        return _run_pytest(env, job, folder, meta)
+
+
+@contextlib.contextmanager
+def job_folders(job: TestJob, copy):
+    """``(folder, meta)`` of one job: ``copy(folder)`` fills a fresh folder, the job's files
+    are written over it, ``meta`` is an empty folder beside it; both are removed afterwards."""
     folder = Path(job.scratch).resolve() / job.job_id
     meta = folder.parent / f"{job.job_id}.gen09"
     shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(meta, ignore_errors=True)
-    shutil.copytree(job.source_dir, folder, symlinks=True)
+    copy(folder)
     meta.mkdir(parents=True)
     try:
         for rel, text in job.files.items():
             (folder / rel).write_text(text, encoding="utf-8")
-        return _run_pytest(env, job, folder, meta)
+        yield folder, meta
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         shutil.rmtree(meta, ignore_errors=True)
@@ -151,8 +164,10 @@ def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path) -> TestRun
     return judge_record(job, record_path, done, cov_file)
 
 
-def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path | None = None) -> TestRun:
-    """A job's ``TestRun`` from how its process ended and the record it left."""
+def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path | None = None,
+                 runner_failures: dict = RUNNER_FAILURES, runner: str = "pytest") -> TestRun:
+    """A job's ``TestRun`` from how its process ended and the record it left; an exit code
+    in ``runner_failures`` means the runner measured nothing."""
     if done.status == "error":
         return TestRun(job.job_id, "crash", detail=done.output)
     if done.status == "timeout":
@@ -161,14 +176,14 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
     record = outcomes.read(record_path)
     failures = {tid: {"phase": r.phase, "message": r.message, "trace": [list(t) for t in r.trace]}
                 for tid, r in record.tests.items() if r.outcome in ("failed", "error")}
-    status = "ok" if record.finished and done.returncode not in RUNNER_FAILURES else "crash"
-    detail = f"pytest exit {done.returncode}"
+    status = "ok" if record.finished and done.returncode not in runner_failures else "crash"
+    detail = f"{runner} exit {done.returncode}"
     if status == "crash":
-        detail += f" ({RUNNER_FAILURES.get(done.returncode, 'session not finished')}): {done.output}"
+        detail += f" ({runner_failures.get(done.returncode, 'session not finished')}): {done.output}"
     coverage = read_coverage(cov_file) if job.coverage and cov_file is not None else None
     return TestRun(job.job_id, status, record.outcomes(), failures, done.seconds, coverage, detail,
                    done.cpu_seconds, record.first_problem() or (done.output if not record.tests else ""),
-                   test_seconds=record.duration)
+                   test_seconds=record.duration, files=dict(record.files))
 
 
 def read_coverage(path: Path) -> dict:

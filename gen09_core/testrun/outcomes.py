@@ -61,6 +61,7 @@ class Record:
     stopped_early: bool = False
     internal_error: str = ""
     duration: float = 0.0  # seconds of every recorded phase, summed
+    files: dict = field(default_factory=dict)  # test id -> its file, where the runner's report names one
 
 
     def outcome(self, test_id: str) -> str:
@@ -127,6 +128,7 @@ def read(path) -> Record:
     except OSError:
         return Record()
     runs: dict = {}
+    files: dict = {}
     collect_errors, finished, exitstatus, stopped, internal, duration = [], False, None, False, "", 0.0
     for line in lines:
         try:
@@ -140,6 +142,8 @@ def read(path) -> Record:
             if item["when"] == "setup" and not item.get("subtest") and phases:
                 phases.clear()  # a rerun starts over
             phases.append(item)
+            if item.get("file"):
+                files[item["id"]] = item["file"]
         elif kind == "collect_error":
             collect_errors.append((item.get("id", ""), item.get("message", "")))
         elif kind == "finish":
@@ -150,7 +154,8 @@ def read(path) -> Record:
             internal = item.get("message", "")
     tests = {test_id: _decide(phases) for test_id, phases in runs.items()}
     tests = {test_id: result for test_id, result in tests.items() if result.outcome != MISSING}
-    return Record(tests, tuple(collect_errors), finished, exitstatus, stopped, internal, round(duration, 6))
+    return Record(tests, tuple(collect_errors), finished, exitstatus, stopped, internal, round(duration, 6),
+                  {test_id: files[test_id] for test_id in tests if test_id in files})
 
 
 def grade(record: Record, expected) -> tuple[int, list]:

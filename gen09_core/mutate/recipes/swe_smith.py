@@ -112,8 +112,11 @@ def run(ctx) -> dict:
         confirmed = confirm_stage(ctx, work, measured, generated.mutants, validated, runners, records)
     finally:
         warm = runners.close()
-    exported = export_stage(ctx, work, settings_for(ctx, env, NAME, VERSION, MIRRORS), shipped,
-                            measured.baseline, generated.mutants, confirmed.accepted)
+    settings = settings_for(ctx, env, NAME, VERSION, MIRRORS)
+    if hasattr(env, "bundle_flavour"):  # another ecosystem's bundle parts
+        settings = env.bundle_flavour(settings, measured.baseline)
+    exported = export_stage(ctx, work, settings, shipped, measured.baseline, generated.mutants,
+                            confirmed.accepted)
     stages = Stages(env, measured, generated, validated, confirmed, exported, warm)
     return summarize(ctx, stages, NAME, VERSION, time.perf_counter() - start)
 
@@ -123,7 +126,10 @@ def generate_stage(ctx, work, files, baseline):
     from gen09_core.mutate.mutants import files_with_tests, generate
 
     options, journal = ctx.options, ctx.journal
-    test_files = files_with_tests(baseline.stable + baseline.flaky + baseline.failing)
+    if hasattr(ctx.recipe, "ecosystem"):  # other runners' ids are no paths: the files their reports name
+        test_files = set(baseline.files.values())
+    else:
+        test_files = files_with_tests(baseline.stable + baseline.flaky + baseline.failing)
     result = generate(ctx.registry, work.pristine, files, options.modifiers, options.include, options.exclude,
                       test_files, ctx.config.seeds.mutate, ctx.config.limits.max_mutants,
                       on_start=lambda detail: journal.event("generate", "started", detail=detail))

@@ -1,0 +1,106 @@
+"""Test jobs of command recipes: one shell command over a fresh copy of the prepared work
+copy, its report turned into the one outcome record (:mod:`gen09_core.testrun.reports`),
+judged like a pytest job (:func:`gen09_core.testrun.jobs.judge_record`).
+
+The job's folder is a copy of the work copy without its build folders; the ``linked``
+folders (``node_modules``) are symbolic links to the prepared ones, so a job costs a copy
+of the sources only. A command that exits by itself without leaving a report (a mutant
+that does not compile) is a finished run in which no test passed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from attrs import field, frozen
+
+from gen09_core.testrun import reports
+from gen09_core.testrun.jobs import TestJob, TestRun, job_folders, judge_record
+from gen09_core.testrun.process import clean_env, run_limited
+
+HERE = Path(__file__).parent
+RUNNER_FILES = {"gen09_node_junit.mjs": HERE / "gen09_node_junit.mjs",
+                "gen09_reports.py": HERE.parent / "reports.py",
+                "gen09_outcomes.py": HERE.parent / "outcomes.py"}
+
+
+@frozen
+class CommandEnv:
+    """How a command recipe's tests run: the test command, the report it leaves, the
+    folder of gen09's runner files, extra environment variables, the work-copy folders
+    linked or left out, and whether the address-space limit applies (V8 reserves more
+    address space than any sane limit, so node runs without it)."""
+
+    test: str
+    report: str
+    runner_dir: str
+    ecosystem: str = "command"
+    env: dict = field(factory=dict)
+    linked: tuple[str, ...] = ()
+    build_dirs: tuple[str, ...] = ()
+    limit_memory: bool = True
+
+
+def install_runner(folder: Path) -> Path:
+    """Copy gen09's runner files (the report converter, the outcome reader, node's
+    reporter) into ``folder``; returns it, absolute."""
+    folder = Path(folder).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, source in RUNNER_FILES.items():
+        shutil.copyfile(source, folder / name)
+    return folder
+
+
+def copy_work(source: Path, target: Path, linked=(), left_out=()) -> None:
+    """Copy the work copy ``source`` to ``target`` without the top-level ``left_out`` and
+    ``linked`` folders; the ``linked`` ones become links to the source's."""
+    source, skip = Path(source), set(linked) | set(left_out)
+    shutil.copytree(source, target, symlinks=True,
+                    ignore=lambda folder, names: [n for n in names if Path(folder) == source and n in skip])
+    for name in linked:
+        if (source / name).exists():
+            (Path(target) / name).symlink_to((source / name).resolve(), target_is_directory=True)
+
+
+def report_pattern(report: str, report_file: Path, output: Path) -> tuple[str, str]:
+    """``(format, path or glob)`` of a ``FORMAT:PATH`` report with ``$GEN09_REPORT`` filled in
+    (``-``: the command's output)."""
+    fmt, _, path = report.partition(":")
+    if path in ("", "-"):
+        return fmt, str(output)
+    return fmt, path.replace("${GEN09_REPORT}", str(report_file)).replace("$GEN09_REPORT", str(report_file))
+
+
+def run_command_job(env: CommandEnv, job: TestJob) -> TestRun:
+    """Run one job in its own folder and process; the folder is removed afterwards. Every
+    job runs the whole suite (``job.tests`` only matter to the judging)."""
+    def copy(folder: Path) -> None:
+        copy_work(Path(job.source_dir), folder, env.linked, env.build_dirs)
+
+    with job_folders(job, copy) as (folder, meta):
+        (meta / "tmp").mkdir()
+        return _run(env, job, folder, meta)
+
+
+def _run(env: CommandEnv, job: TestJob, folder: Path, meta: Path) -> TestRun:
+    report_file, output, record = meta / "report", meta / "output.txt", meta / "outcomes.jsonl"
+    variables = clean_env(None, GEN09_REPORT=str(report_file), GEN09_RUNNER=env.runner_dir,
+                          TMPDIR=str(meta / "tmp"), **{str(k): str(v) for k, v in env.env.items()})
+    done = run_limited(["bash", "-c", env.test], folder, variables, job.timeout_sec, output,
+                       job.memory_mb if env.limit_memory else None)
+    if done.status == "ok":
+        fmt, pattern = report_pattern(env.report, report_file, output)
+        parsed = reports.convert(fmt, pattern, str(record), str(folder), done.returncode)
+        if parsed is None and done.returncode != 0:
+            _no_report(record, fmt, done)
+    return judge_record(job, record, done, runner_failures={}, runner=env.ecosystem)
+
+
+def _no_report(record: Path, fmt: str, done) -> None:
+    """A finished run with no test: the command failed before its runner reported."""
+    lines = [{"kind": "collect_error", "id": "",
+              "message": f"no {fmt} report: the command exited {done.returncode}: {done.output[-600:]}"},
+             {"kind": "finish", "exitstatus": done.returncode}]
+    record.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")

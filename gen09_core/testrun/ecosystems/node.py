@@ -1,0 +1,151 @@
+"""JavaScript/TypeScript: ``package.json`` → npm, and the test runner it uses.
+
+Install: ``npm ci`` with a ``package-lock.json`` or ``npm-shrinkwrap.json``, else
+``npm install`` (which writes the lockfile the bundle then ships). A ``yarn.lock`` or
+``pnpm-lock.yaml`` is noted, and npm resolves the dependencies itself.
+
+Runner, from the ``scripts.test`` command (its arguments are kept, but for options that
+would change what gen09 measures: coverage, watch mode, reporters), else from the
+dependencies:
+
+- ``node --test`` → gen09's JUnit reporter for node (``gen09_node_junit.mjs``: node's own
+  junit reporter names no file), format ``junit``;
+- ``jest`` → ``--ci --json --outputFile``, format ``jest-json``;
+- ``vitest`` → ``vitest run --reporter=json --outputFile``, format ``jest-json``;
+- ``mocha`` → ``--reporter json --reporter-option output=...``, format ``mocha-json``;
+- ``tape`` → its TAP on stdout, format ``tap`` (a wrapper such as ``nyc`` is dropped).
+
+``npm run NAME`` / ``npm test`` inside a script is followed to the script it names.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gen09_core.errors import BadInput
+from gen09_core.testrun.ecosystems import CommandRecipe, script_segment
+
+RUNNERS = ("jest", "vitest", "mocha", "tape", "node")
+# options of the repository's own test command that gen09 replaces or must not use
+DROPPED = {"--coverage", "--watch", "--watchAll", "-w", "--reporter", "-R", "--reporters", "--json",
+           "--outputFile", "--test-reporter", "--test-reporter-destination", "--reporter-option",
+           "--reporter-options", "-O", "--ci", "--silent", "--verbose"}
+TAKES_VALUE = {"--reporter", "-R", "--reporters", "--outputFile", "--test-reporter",
+               "--test-reporter-destination", "--reporter-option", "--reporter-options", "-O"}
+BIN = 'npx --no-install'
+CI = "npm ci --no-audit --no-fund"  # a shipped snapshot always has the lockfile the setup used or wrote
+
+
+def detect(repo: Path) -> CommandRecipe | None:
+    """The npm recipe of ``repo``, or None without a ``package.json``; ``BadInput`` when
+    it is not valid JSON or no supported runner is found."""
+    path = Path(repo) / "package.json"
+    if not path.is_file():
+        return None
+    try:
+        package = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: not valid JSON: {exc}") from None
+    provenance, notes = [], []
+    lock = next((n for n in ("package-lock.json", "npm-shrinkwrap.json") if (Path(repo) / n).is_file()), None)
+    if lock:
+        install = CI
+        provenance.append(("npm ci", lock))
+    else:
+        install = "npm install --no-audit --no-fund"
+        provenance.append(("npm install", "package.json (no lockfile)"))
+        for other in ("yarn.lock", "pnpm-lock.yaml"):
+            if (Path(repo) / other).is_file():
+                notes.append(f"{other} is not read: npm resolves the dependencies itself")
+    script = expand_script(package.get("scripts") or {}, "test")
+    deps = set(package.get("devDependencies") or {}) | set(package.get("dependencies") or {})
+    test, fmt, where, runner = _runner(script, deps)
+    if test is None:
+        raise BadInput(f"{path}: no supported test runner (node --test, jest, vitest, mocha) in scripts.test "
+                       f"{script!r} or the dependencies; give a command profile in the configuration")
+    provenance.append((f"{runner} runner", where))
+    typescript = any(p.suffix in (".ts", ".tsx", ".mts", ".cts") for p in _sources(Path(repo)))
+    return CommandRecipe(
+        ecosystem="node", language="typescript" if typescript else "javascript", test=test,
+        report=f"{fmt}:-" if fmt == "tap" else f"{fmt}:$GEN09_REPORT", setup=(install,), image="node:{node}",
+        tools=("node", "npm"),
+        image_setup=(CI,), replay=(CI,),
+        lockfiles=(lock or "package-lock.json",), linked=("node_modules",), build_dirs=("node_modules",),
+        env={"CI": "true", "NO_COLOR": "1", "FORCE_COLOR": "0"}, provenance=tuple(provenance),
+        notes=tuple(notes))
+
+
+def expand_script(scripts: dict, name: str, depth: int = 0) -> str:
+    """``scripts[name]`` with every ``npm run X`` / ``npm test`` replaced by the script it
+    runs (up to a few levels)."""
+    import re
+
+    text = str(scripts.get(name) or "")
+    if depth > 4:
+        return text
+
+    def follow(match):
+        return expand_script(scripts, match.group(1) or "test", depth + 1) or match.group(0)
+
+    return re.sub(r"\bnpm (?:run(?:-script)?(?: --silent| -s)? ([\w:.-]+)|(test)\b)", follow, text)
+
+
+def _sources(repo: Path):
+    for path in repo.rglob("*"):
+        if "node_modules" not in path.parts and path.is_file():
+            yield path
+
+
+def _runner(script: str, deps: set) -> tuple[str | None, str, str, str]:
+    """``(command, report format, where it came from, runner)``."""
+    for name in RUNNERS:
+        words = script_segment(script, name)
+        if name == "node" and words is not None and "--test" not in words:
+            words = None
+        if words is not None:
+            return _command(name, words), _format(name), "package.json scripts.test", name
+    for name in RUNNERS[:4]:
+        if name in deps:
+            return _command(name, []), _format(name), f"package.json devDependencies {name}", name
+    return None, "", "", ""
+
+
+def _format(name: str) -> str:
+    return {"jest": "jest-json", "vitest": "jest-json", "mocha": "mocha-json", "tape": "tap",
+            "node": "junit"}[name]
+
+
+def _args(name: str, words: list[str]) -> list[str]:
+    """The arguments after the runner's own word, minus the options gen09 replaces."""
+    at = next(i for i, w in enumerate(words) if Path(w).name == name)
+    out, skip = [], False
+    for word in words[at + 1:]:
+        if skip:
+            skip = False
+            continue
+        option = word.split("=", 1)[0]
+        if option in DROPPED or option.startswith("--coverage"):
+            skip = option in TAKES_VALUE and "=" not in word
+            continue
+        out.append(word)
+    return out
+
+
+def _command(name: str, words: list[str]) -> str:
+    import shlex
+
+    args = [shlex.quote(a) for a in (_args(name, words) if words else [])]
+    if name == "node":
+        args = [a for a in args if a != "--test"]
+        return " ".join(["node", "--test", '--test-reporter="$GEN09_RUNNER/gen09_node_junit.mjs"',
+                         '--test-reporter-destination="$GEN09_REPORT"', *args])
+    if name == "jest":
+        return " ".join([BIN, "jest", "--ci", "--json", '--outputFile="$GEN09_REPORT"', *args])
+    if name == "vitest":
+        args = [a for a in args if a != "run"]
+        return " ".join([BIN, "vitest", "run", "--reporter=json", '--outputFile="$GEN09_REPORT"', *args])
+    if name == "tape":
+        return " ".join([BIN, "tape", *args])
+    return " ".join([BIN, "mocha", *args, "--reporter", "json", "--reporter-option",
+                     'output="$GEN09_REPORT"'])

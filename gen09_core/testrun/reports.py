@@ -1,0 +1,519 @@
+"""Test-runner reports of other ecosystems, turned into gen09's one outcome record.
+
+Each parser reads one report format and yields :class:`Case` values (the runner's own test
+id, an outcome, seconds, a failure message, the test's file when the report names one) and
+problems that are not tests (a file that could not load, a package that did not build).
+:func:`write_record` writes them as the JSON lines gen09's pytest plugin writes, so
+:mod:`gen09_core.testrun.outcomes` alone decides outcomes everywhere: in mutate's
+validation, in ``gen09 verify`` and in every bundle's grader (the bundle ships this file as
+``tests/runner/gen09_reports.py``). Standard library only.
+
+Formats (``FORMAT`` of a profile's ``report = "FORMAT:PATH"``):
+
+- ``junit``: JUnit XML (surefire, gradle, ``ctest --output-junit``, node's test runner with
+  gen09's reporter, jest-junit, ...). Id: ``classname::name``, with the names of enclosing
+  ``<testsuite>`` elements below the document root joined by `` > `` before ``name``;
+  ``classname`` alone when it equals ``name`` (ctest); the ``file`` attribute when present.
+- ``tap``: TAP 13/14. Node's runner nests subtests (``# Subtest:`` and indentation): the id
+  is the names from the outermost test down, joined by `` > ``, and only leaves are tests.
+  Without subtests (tape and its kin) every ``# name`` comment opens a test whose
+  assertions are the TAP points under it; it fails when one of them fails.
+- ``jest-json``: ``jest --json`` and ``vitest --reporter=json``. Id:
+  ``file::ancestor titles > title``; a test file that failed to run is a problem.
+- ``mocha-json``: mocha's ``json`` reporter. Id: ``file::fullTitle``.
+- ``go-json``: ``go test -json``. Id: ``package::Test/sub``; a package that did not
+  build or whose tests ended without a verdict is a problem.
+- ``rspec-json``: ``rspec --format json``. Id: RSpec's own example id
+  (``./spec/a_spec.rb[1:2]``).
+- ``libtest``: Rust's test harness. **Text parsing**: libtest's machine-readable output
+  (``--format json``) needs a nightly toolchain (``-Z unstable-options``), so its stable,
+  line-oriented console output is read. Id: ``target::test path``, the target being the
+  source file cargo names in ``Running unittests src/lib.rs`` / ``Running tests/x.rs``,
+  or ``doctest`` for ``Doc-tests``.
+
+A test id reported more than once in one run is made unique by its occurrence
+(``id [2]``), in report order.
+
+Command line::
+
+    python gen09_reports.py FORMAT REPORT OUTCOMES.jsonl [--root DIR] [--exit N]
+
+``REPORT`` is a file or a glob (relative to ``--root``); several matching files are read in
+sorted order.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+
+FORMATS = ("junit", "tap", "jest-json", "mocha-json", "go-json", "rspec-json", "libtest")
+PASSED, FAILED, SKIPPED, ERROR = "passed", "failed", "skipped", "error"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test as a report states it."""
+
+    test_id: str
+    outcome: str  # passed | failed | skipped | error
+    seconds: float = 0.0
+    message: str = ""
+    file: str = ""
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What one report (or several of one format) says: the tests and the problems that
+    are not tests (``(where, message)``)."""
+
+    cases: tuple = ()
+    problems: tuple = ()
+
+
+def _rel(path: str, root: str) -> str:
+    """``path`` relative to ``root`` as a POSIX path (unchanged when outside it)."""
+    if not path:
+        return ""
+    if os.path.isabs(path) and root:
+        rel = os.path.relpath(path, root)
+        if not rel.startswith(".."):
+            return rel.replace(os.sep, "/")
+        return path
+    return path[2:] if path.startswith("./") else path
+
+
+def _short(text, limit: int = 2000) -> str:
+    return str(text or "").strip()[:limit]
+
+
+# -- JUnit XML ---------------------------------------------------------------------------
+
+
+def parse_junit(text: str, root: str = "") -> Parsed:
+    """JUnit XML (see the module docstring for the id)."""
+    try:
+        top = ET.fromstring(text)
+    except ET.ParseError as exc:
+        return Parsed((), (("junit", f"unreadable JUnit XML: {exc}"),))
+    cases, problems = [], []
+
+    def walk(element, suites):
+        for child in element:
+            if child.tag == "testsuite":
+                walk(child, suites + [child.get("name", "")])
+            elif child.tag == "testcase":
+                cases.append(_junit_case(child, suites))
+            elif child.tag in ("error", "failure") and element.tag == "testsuite":
+                problems.append((element.get("name", ""), _short(child.get("message") or child.text)))
+
+    walk(top, [])
+    return Parsed(tuple(cases), tuple(problems))
+
+
+def _junit_case(case, suites) -> Case:
+    name, classname = case.get("name", ""), case.get("classname", "")
+    path = " > ".join([s for s in suites if s] + [name])
+    qualified = f"{classname}::{path}" if classname else path
+    test_id = classname if classname == name and not suites else qualified
+    outcome, message = PASSED, ""
+    for child in case:
+        if child.tag in ("failure", "error"):
+            outcome = FAILED if child.tag == "failure" else ERROR
+            message = _short(child.get("message") or child.text)
+            break
+        if child.tag == "skipped":
+            outcome = SKIPPED
+    if case.get("status") == "notrun":
+        outcome = SKIPPED
+    try:
+        seconds = float(case.get("time") or 0.0)
+    except ValueError:
+        seconds = 0.0
+    return Case(test_id, outcome, seconds, message, case.get("file", ""))
+
+
+# -- TAP ---------------------------------------------------------------------------------
+
+_POINT = re.compile(r"^(?P<indent>\s*)(?P<ok>not ok|ok)\b\s*(?P<num>\d+)?\s*(?:-\s*)?(?P<desc>.*)$")
+_DIRECTIVE = re.compile(r"\s+#\s*(?P<kind>SKIP|TODO)\b.*$", re.I)
+_SUMMARY = re.compile(r"^#\s*(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms|ok|not ok)\b")
+
+
+def parse_tap(text: str, root: str = "") -> Parsed:
+    """TAP (see the module docstring for the two layouts)."""
+    lines = text.splitlines()
+    if any(line.lstrip().startswith("# Subtest:") for line in lines):
+        return Parsed(tuple(_tap_nested(lines)))
+    return Parsed(tuple(_tap_flat(lines)))
+
+
+def _tap_point(line: str):
+    match = _POINT.match(line)
+    if not match or line.lstrip().startswith("#"):
+        return None
+    desc = match.group("desc").strip()
+    directive = _DIRECTIVE.search(desc)
+    kind = directive.group("kind").upper() if directive else ""
+    if directive:
+        desc = desc[:directive.start()].strip()
+    ok = match.group("ok") == "ok"
+    outcome = SKIPPED if kind in ("SKIP", "TODO") else (PASSED if ok else FAILED)
+    return len(match.group("indent").expandtabs(4)) // 4, desc, outcome
+
+
+def _tap_nested(lines) -> list:
+    names: list = []  # open subtest names by depth
+    points: list = []  # (depth, path, outcome, message lines)
+    for line in lines:
+        stripped = line.lstrip()
+        depth = len(line[:len(line) - len(stripped)].expandtabs(4)) // 4
+        if stripped.startswith("# Subtest:"):
+            del names[depth:]
+            names.append(stripped[len("# Subtest:"):].strip())
+            continue
+        point = _tap_point(line)
+        if point is None:
+            if points and stripped and not stripped.startswith(("#", "1..")):
+                points[-1][3].append(stripped)
+            continue
+        depth, desc, outcome = point
+        path = tuple(names[:depth]) + (desc,)
+        del names[depth:]
+        points.append((depth, path, outcome, []))
+    cases = []
+    for index, (_depth, path, outcome, detail) in enumerate(points):
+        children = [p for p in points[:index] if p[1][:len(path)] == path and len(p[1]) > len(path)]
+        if children and (outcome != FAILED or any(c[2] == FAILED for c in children)):
+            continue  # a suite or parent test: its leaves are the tests
+        message = "\n".join(d for d in detail if not d.startswith(("---", "...", "duration_ms")))
+        cases.append(Case(" > ".join(path), outcome, _tap_duration(detail), _short(message)))
+    return cases
+
+
+def _tap_duration(detail) -> float:
+    for line in detail:
+        if line.startswith("duration_ms:"):
+            try:
+                return float(line.split(":", 1)[1]) / 1000.0
+            except ValueError:
+                return 0.0
+    return 0.0
+
+
+def _tap_flat(lines) -> list:
+    entries: list = []  # [name, outcome, message lines]; a "# name" comment opens one
+    current = None
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            if _SUMMARY.match(stripped):
+                continue
+            name = stripped[1:].strip()
+            skipped = name.upper().startswith("SKIP ")  # tape's line for a skipped test
+            current = [name[5:].strip() if skipped else name, SKIPPED if skipped else None, []]
+            entries.append(current)
+            continue
+        point = _tap_point(line)
+        if point is None:
+            if current is not None and stripped and not stripped.startswith("1.."):
+                current[2].append(stripped)
+            continue
+        _depth, desc, outcome = point
+        entry = current if current is not None else [desc, None, []]
+        if entry is not current:
+            entries.append(entry)
+        if outcome == FAILED:
+            entry[1] = FAILED
+            entry[2].append(desc)
+        elif entry[1] is None or (entry[1] == SKIPPED and outcome == PASSED):
+            entry[1] = outcome
+    return [Case(name, outcome, 0.0, _short("\n".join(detail)))
+            for name, outcome, detail in entries if outcome is not None]
+
+
+# -- jest / vitest / mocha JSON ----------------------------------------------------------
+
+_JEST_STATUS = {"passed": PASSED, "failed": FAILED, "pending": SKIPPED, "skipped": SKIPPED, "todo": SKIPPED,
+                "disabled": SKIPPED, "focused": PASSED}
+
+
+def parse_jest_json(text: str, root: str = "") -> Parsed:
+    """``jest --json`` / vitest's ``json`` reporter."""
+    data = _json(text)
+    if data is None:
+        return Parsed((), (("jest-json", "unreadable JSON report"),))
+    cases, problems = [], []
+    for result in data.get("testResults") or []:
+        file = _rel(result.get("name") or result.get("testFilePath") or "", root)
+        assertions = result.get("assertionResults") or []
+        if result.get("status") == "failed" and not assertions:
+            problems.append((file, _short(result.get("message") or result.get("failureMessage"))))
+        for item in assertions:
+            titles = list(item.get("ancestorTitles") or []) + [item.get("title", "")]
+            seconds = (item.get("duration") or 0) / 1000.0
+            message = _short("\n".join(item.get("failureMessages") or []))
+            cases.append(Case(f"{file}::{' > '.join(titles)}", _JEST_STATUS.get(item.get("status"), FAILED),
+                              seconds, message, file))
+    return Parsed(tuple(cases), tuple(problems))
+
+
+def parse_mocha_json(text: str, root: str = "") -> Parsed:
+    """mocha's ``json`` reporter."""
+    data = _json(text)
+    if data is None:
+        return Parsed((), (("mocha-json", "unreadable JSON report"),))
+    pending = {(t.get("file"), t.get("fullTitle")) for t in data.get("pending") or []}
+    failed = {(t.get("file"), t.get("fullTitle")): t for t in data.get("failures") or []}
+    cases, problems, seen = [], [], set()
+    for test in data.get("tests") or []:
+        key = (test.get("file"), test.get("fullTitle"))
+        seen.add(key)
+        file = _rel(test.get("file") or "", root)
+        seconds = (test.get("duration") or 0) / 1000.0
+        if key in failed or (test.get("err") or {}).get("message"):
+            err = (failed.get(key) or test).get("err") or {}
+            outcome, message = FAILED, _short(err.get("message") or err.get("stack"))
+        else:
+            outcome, message = (SKIPPED if key in pending else PASSED), ""
+        cases.append(Case(f"{file}::{test.get('fullTitle', '')}", outcome, seconds, message, file))
+    for key, test in failed.items():
+        if key not in seen:  # a failed hook: the tests it guards never ran
+            err = test.get("err") or {}
+            problems.append((_rel(key[0] or "", root), f"{key[1]}: {_short(err.get('message'))}"))
+    return Parsed(tuple(cases), tuple(problems))
+
+
+def _json(text: str):
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+# -- go test -json -----------------------------------------------------------------------
+
+
+def parse_go_json(text: str, root: str = "") -> Parsed:
+    """``go test -json`` events (a non-JSON line, such as a build error go prints
+    between the events, is kept as a problem of the package it names)."""
+    verdict: dict = {}
+    output: dict = {}
+    order: list = []
+    packages: dict = {}
+    problems = []
+    for line in text.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            if line.startswith(("FAIL\t", "# ")) and line.strip():
+                problems.append(("go", line.strip()))
+            continue
+        if not isinstance(event, dict):
+            continue
+        package, test, action = event.get("Package", ""), event.get("Test"), event.get("Action")
+        if test is None:
+            if action in ("pass", "fail", "skip"):
+                packages[package] = action
+            continue
+        key = (package, test)
+        if key not in verdict:
+            verdict[key] = None
+            order.append(key)
+        if action == "output":
+            output.setdefault(key, []).append(event.get("Output", ""))
+        elif action in ("pass", "fail", "skip"):
+            verdict[key] = (action, float(event.get("Elapsed") or 0.0))
+    cases = []
+    for package, test in order:
+        done = verdict[(package, test)]
+        text_out = "".join(output.get((package, test), []))
+        if done is None:
+            problems.append((f"{package}::{test}", "no verdict (the binary stopped): " + _short(text_out)))
+            continue
+        action, seconds = done
+        outcome = {"pass": PASSED, "fail": FAILED, "skip": SKIPPED}[action]
+        message = _short(text_out) if outcome == FAILED else ""
+        cases.append(Case(f"{package}::{test}", outcome, seconds, message))
+    seen = {p for p, _ in order}
+    for package, action in packages.items():
+        if action == "fail" and package not in seen:
+            problems.append((package, "the package failed without running a test (build failed?)"))
+    return Parsed(tuple(cases), tuple(problems))
+
+
+# -- RSpec JSON --------------------------------------------------------------------------
+
+
+def parse_rspec_json(text: str, root: str = "") -> Parsed:
+    """``rspec --format json``."""
+    start = text.find("{")  # rspec may print warnings before its JSON on the same stream
+    data = _json(text[start:] if start >= 0 else text)
+    if data is None:
+        return Parsed((), (("rspec-json", "unreadable JSON report"),))
+    cases = []
+    for example in data.get("examples") or []:
+        status = example.get("status")
+        outcome = {"passed": PASSED, "failed": FAILED, "pending": SKIPPED}.get(status, FAILED)
+        exception = example.get("exception") or {}
+        message = _short(f"{exception.get('class', '')}: {exception.get('message', '')}") if exception else ""
+        file = _rel(example.get("file_path", ""), root)
+        cases.append(Case(example.get("id") or example.get("full_description", ""), outcome,
+                          float(example.get("run_time") or 0.0), message, file))
+    problems = []
+    if data.get("summary", {}).get("errors_outside_of_examples_count"):
+        messages = data.get("messages") or ["errors outside of examples"]
+        problems.append(("rspec", _short("\n".join(messages))))
+    return Parsed(tuple(cases), tuple(problems))
+
+
+# -- Rust libtest (text) -----------------------------------------------------------------
+
+_RUNNING = re.compile(r"^\s*Running (?:unittests )?(?P<src>\S+)(?: \(.*\))?\s*$")
+_DOCTESTS = re.compile(r"^\s*Doc-tests (?P<crate>\S+)\s*$")
+_RESULT = re.compile(r"^test (?P<name>.+?) \.\.\. (?P<status>ok|FAILED|ignored(?:, .*)?|bench:.*)$")
+_FAIL_HEAD = re.compile(r"^---- (?P<name>.+?) stdout ----$")
+
+
+def parse_libtest(text: str, root: str = "") -> Parsed:
+    """libtest's console output of ``cargo test`` (text: see the module docstring)."""
+    target = ""
+    cases: list = []
+    messages: dict = {}
+    current_failure = None
+    for line in text.splitlines():
+        running, doctests = _RUNNING.match(line), _DOCTESTS.match(line)
+        if running or doctests:
+            target = running.group("src") if running else "doctest"
+            current_failure = None
+            continue
+        result = _RESULT.match(line)
+        if result:
+            status = result.group("status")
+            outcome = PASSED if status == "ok" else (FAILED if status == "FAILED" else SKIPPED)
+            name = result.group("name")
+            name = re.sub(r" - should panic$", "", name)
+            cases.append([target, name, outcome])
+            continue
+        head = _FAIL_HEAD.match(line)
+        if head:
+            current_failure = (target, head.group("name"))
+            messages[current_failure] = []
+            continue
+        if current_failure is not None:
+            if line.startswith(("failures:", "test result:")) or line.strip() == "stack backtrace:":
+                current_failure = None
+            else:
+                messages[current_failure].append(line)
+    out = []
+    for target, name, outcome in cases:
+        message = _short("\n".join(messages.get((target, name), ())))
+        file = target if target.startswith("tests/") else ""  # an integration-test target is its file
+        out.append(Case(f"{target}::{name}", outcome, 0.0, message, file))
+    return Parsed(tuple(out))
+
+
+PARSERS = {"junit": parse_junit, "tap": parse_tap, "jest-json": parse_jest_json,
+           "mocha-json": parse_mocha_json, "go-json": parse_go_json, "rspec-json": parse_rspec_json,
+           "libtest": parse_libtest}
+
+
+def parse(fmt: str, texts, root: str = "") -> Parsed:
+    """Parse one or several reports of format ``fmt`` into one ``Parsed``."""
+    if fmt not in PARSERS:
+        raise ValueError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
+    cases, problems = [], []
+    for text in texts:
+        parsed = PARSERS[fmt](text, root)
+        cases.extend(parsed.cases)
+        problems.extend(parsed.problems)
+    return Parsed(tuple(_unique(cases)), tuple(problems))
+
+
+def _unique(cases) -> list:
+    seen: dict = {}
+    out = []
+    for case in cases:
+        count = seen.get(case.test_id, 0) + 1
+        seen[case.test_id] = count
+        if count > 1:
+            case = Case(f"{case.test_id} [{count}]", case.outcome, case.seconds, case.message, case.file)
+        out.append(case)
+    return out
+
+
+def records(parsed: Parsed, exitstatus) -> list:
+    """The outcome record's lines (dicts) for ``parsed``: a setup and a call phase per test
+    (an ``error`` fails in setup), the problems as collection errors, then ``finish``."""
+    lines = []
+    for case in parsed.cases:
+        base = {"kind": "phase", "id": case.test_id}
+        if case.file:
+            base["file"] = case.file
+        if case.outcome == ERROR:
+            lines.append({**base, "when": "setup", "outcome": "failed", "duration": case.seconds,
+                          "message": case.message})
+            continue
+        lines.append({**base, "when": "setup", "outcome": "passed", "duration": 0.0})
+        phase = {**base, "when": "call", "outcome": case.outcome, "duration": case.seconds}
+        if case.message:
+            phase["message"] = case.message
+        lines.append(phase)
+    for where, message in parsed.problems:
+        lines.append({"kind": "collect_error", "id": where, "message": message})
+    lines.append({"kind": "finish", "exitstatus": exitstatus})
+    return lines
+
+
+def report_files(pattern: str, root: str) -> list:
+    """The files a report glob names (relative to ``root``), sorted."""
+    full = pattern if os.path.isabs(pattern) else os.path.join(root or ".", pattern)
+    return sorted(p for p in glob.glob(full, recursive=True) if os.path.isfile(p))
+
+
+def convert(fmt: str, pattern: str, out_path: str, root: str = "", exitstatus=None) -> Parsed | None:
+    """Read the reports ``pattern`` names, write the outcome record to ``out_path``; None
+    (and no ``finish`` line: the run counts as not finished) when no report exists."""
+    paths = report_files(pattern, root)
+    with open(out_path, "w", encoding="utf-8") as out:
+        if not paths:
+            out.write(json.dumps({"kind": "internal_error",
+                                  "message": f"no {fmt} report at {pattern}"}) + "\n")
+            return None
+        texts = []
+        for path in paths:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                texts.append(handle.read())
+        parsed = parse(fmt, texts, os.path.abspath(root) if root else "")
+        for line in records(parsed, exitstatus):
+            out.write(json.dumps(line, sort_keys=True) + "\n")
+    return parsed
+
+
+def main(argv: list) -> int:
+    """``FORMAT REPORT OUTCOMES [--root DIR] [--exit N]``: write the outcome record."""
+    args, root, exitstatus = list(argv), "", None
+    if "--root" in args:
+        at = args.index("--root")
+        root = args[at + 1]
+        del args[at:at + 2]
+    if "--exit" in args:
+        at = args.index("--exit")
+        exitstatus = int(args[at + 1])
+        del args[at:at + 2]
+    if len(args) != 3 or args[0] not in FORMATS:
+        print(f"usage: gen09_reports.py {{{','.join(FORMATS)}}} REPORT OUTCOMES.jsonl "
+              "[--root DIR] [--exit N]", file=sys.stderr)
+        return 2
+    convert(args[0], args[1], args[2], root, exitstatus)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

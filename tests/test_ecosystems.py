@@ -1,0 +1,199 @@
+"""Ecosystem detection (from the repository's own files) and the command profile."""
+
+import json
+
+import pytest
+
+from gen09_core.errors import BadInput
+from gen09_core.mutate import config as cfg
+from gen09_core.mutate.environment_command import choose, command_recipe
+from gen09_core.mutate.pipeline import mutate_registry, prepare
+from gen09_core.mutate.profiles import Profile
+from gen09_core.testrun import ecosystems
+from gen09_core.testrun.ecosystems import cmake, node
+from tests.helpers import ROOT, run_gen09
+
+LANGS = ROOT / "tests" / "fixtures" / "langs"
+
+
+def package(tmp_path, data, lock=False):
+    (tmp_path / "package.json").write_text(json.dumps(data))
+    if lock:
+        (tmp_path / "package-lock.json").write_text("{}")
+    return node.detect(tmp_path)
+
+
+@pytest.mark.parametrize(("script", "dev", "fmt", "expected"), [
+    ("node --test test/", {}, "junit", 'node --test --test-reporter="$GEN09_RUNNER/gen09_node_junit.mjs" '
+                                       '--test-reporter-destination="$GEN09_REPORT" test/'),
+    ("jest --coverage --runInBand", {"jest": "^29"}, "jest-json",
+     'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT" --runInBand'),
+    ("vitest run --reporter verbose", {"vitest": "^3"}, "jest-json",
+     'npx --no-install vitest run --reporter=json --outputFile="$GEN09_REPORT"'),
+    ("eslint . && mocha --reporter spec 'test/**/*.js'", {"mocha": "^10"}, "mocha-json",
+     "npx --no-install mocha 'test/**/*.js' --reporter json --reporter-option output=\"$GEN09_REPORT\""),
+    ("", {"jest": "^29"}, "jest-json", 'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT"'),
+])
+def test_node_runner_from_scripts_or_dependencies(tmp_path, script, dev, fmt, expected):
+    recipe = package(tmp_path, {"scripts": {"test": script}, "devDependencies": dev})
+    assert recipe.test == expected and recipe.report_format == fmt
+    assert recipe.setup == ("npm install --no-audit --no-fund",)  # no lockfile
+    assert recipe.image_setup == ("npm ci --no-audit --no-fund",)  # the shipped snapshot has one
+
+
+def test_node_lockfile_means_npm_ci(tmp_path):
+    recipe = package(tmp_path, {"scripts": {"test": "node --test"}}, lock=True)
+    assert recipe.setup == ("npm ci --no-audit --no-fund",)
+    assert ("npm ci", "package-lock.json") in recipe.provenance
+
+
+def test_node_without_runner_or_json_is_bad_input(tmp_path):
+    with pytest.raises(BadInput, match="no supported test runner"):
+        package(tmp_path, {"scripts": {"test": "echo no tests"}})
+    (tmp_path / "package.json").write_text("{oops")
+    with pytest.raises(BadInput, match="not valid JSON"):
+        node.detect(tmp_path)
+
+
+def test_detect_cargo_and_cmake_fixtures():
+    cargo = ecosystems.detect(LANGS / "rust-calc")
+    assert cargo.ecosystem == "cargo" and cargo.report == "libtest:-" and "--no-fail-fast" in cargo.test
+    c = ecosystems.detect(LANGS / "c-calc")
+    assert c.ecosystem == "cmake" and c.language == "c" and "--output-junit" in c.test
+
+
+def test_cmake_without_tests_is_not_detected(tmp_path):
+    (tmp_path / "CMakeLists.txt").write_text("project(x C)\nadd_library(x x.c)\n")
+    assert cmake.detect(tmp_path) is None
+
+
+def test_default_profile_switches_only_without_python_files(tmp_path):
+    data = {"source": {"repo": str(LANGS / "node-calc")}}
+    _, _, _, profile, _, recipe = prepare(data, tmp_path / "out")
+    assert profile.name == "node" and recipe.ecosystem == "node"
+    repo = tmp_path / "both"
+    repo.mkdir()
+    (repo / "package.json").write_text(json.dumps({"scripts": {"test": "node --test"}}))
+    (repo / "pyproject.toml").write_text("[project]\nname = 'both'\nversion = '1'\n")
+    config = cfg.structure({"source": {"repo": str(repo)}})
+    profile, recipe = choose(Profile("python-pytest"), config, repo)
+    assert profile.name == "python-pytest" and recipe is None
+
+
+def test_named_ecosystem_profile_overrides_fields(tmp_path):
+    data = {"source": {"repo": str(LANGS / "rust-calc")}, "profile": "mine",
+            "profiles": {"mine": {"base": "cargo", "test": "cargo test --offline --no-fail-fast --lib"}}}
+    _, _, _, profile, _, recipe = prepare(data, tmp_path / "out")
+    assert recipe.test.endswith("--lib") and ("test", "profiles.mine.test") in recipe.provenance
+    data["profiles"]["mine"]["base"] = "node"
+    with pytest.raises(BadInput, match="no node project files"):
+        prepare(data, tmp_path / "out")
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"test": "make check"}, "needs test"),
+    ({"test": "make check", "report": "xunit:out.xml"}, "FORMAT one of"),
+    ({"test": "make check", "report": "junit"}, "FORMAT:PATH"),
+])
+def test_command_profile_needs_test_and_a_known_report(fields, message):
+    profile = Profile("c", language="", ecosystem="command").with_spec("c", cfg.ProfileSpec(
+        base="command", **fields))
+    with pytest.raises(BadInput, match=message):
+        command_recipe(profile)
+
+
+def test_registry_lists_the_ecosystem_profiles():
+    assert {"python-pytest", "node", "cargo", "cmake", "command"} <= set(mutate_registry().repo_profiles())
+
+
+def test_command_profile_end_to_end(tmp_path):
+    """A project's own TAP-printing script through ``[profiles.NAME] base = "command"``."""
+    import shutil
+
+    if shutil.which("node") is None:
+        pytest.skip("toolchain not installed: node")
+    repo = tmp_path / "tap-words"
+    shutil.copytree(LANGS / "tap-words", repo)
+    out = tmp_path / "run"
+    done = run_gen09("mutate", repo, "--config", repo / "gen09.toml", "--n", "6", "--out", out)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["environment"]["ecosystem"] == "command" and summary["baseline"]["stable"] == 6
+    assert summary["environment"]["image"] == "node:20"
+    verified = run_gen09("verify", out, "--json")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    report = json.loads(verified.stdout)
+    assert report["ok"] == report["total"] == summary["exported"] >= 1
+
+
+def test_node_follows_npm_run_to_tape(tmp_path):
+    """qs 6.13's layout: ``test`` → ``npm run tests-only`` → ``nyc tape 'test/**/*.js'``."""
+    recipe = package(tmp_path, {"scripts": {"test": "npm run tests-only", "tests-only": "nyc tape 'test/**/*.js'"},
+                                "devDependencies": {"tape": "^5", "nyc": "^10"}})
+    assert recipe.test == "npx --no-install tape 'test/**/*.js'" and recipe.report == "tap:-"
+    assert ("tape runner", "package.json scripts.test") in recipe.provenance
+
+
+def test_toolchain_versions_fill_the_image_and_its_steps():
+    from gen09_core.testrun.ecosystems import CommandRecipe
+    from gen09_core.testrun.ecosystems.toolchain import capture
+
+    recipe = CommandRecipe("x", "c", test="true", report="tap:-", image="img:{git.major}",
+                           image_setup=("echo {git}", "echo ${HOME}"), tools=("git",))
+    lock = capture(recipe, ROOT)
+    version = dict(lock.tools)["git"]  # git --version: "git version 2.39.5"
+    assert version.count(".") >= 1 and lock.image == f"img:{version.split('.')[0]}"
+    assert lock.image_setup == (f"echo {version}", "echo ${HOME}")  # a shell variable is not a version
+
+
+def test_missing_tool_is_an_environment_failure():
+    from gen09_core.errors import EnvironmentFailure
+    from gen09_core.testrun.ecosystems import CommandRecipe
+    from gen09_core.testrun.ecosystems.toolchain import capture
+
+    with pytest.raises(EnvironmentFailure, match="gen09-no-such-tool"):
+        capture(CommandRecipe("x", "c", test="true", report="tap:-", tools=("gen09-no-such-tool",)), ROOT)
+
+
+def test_junit_classes_map_to_their_sources():
+    from gen09_core.mutate.bundle_command import class_files
+
+    files = ["src/main/java/calc/Numbers.java", "src/test/java/calc/NumbersTest.java",
+             "src/test/kotlin/calc/TextTest.kt", "test/other/NumbersTest.java"]
+    assert class_files(["calc.NumbersTest::gcd()", "calc.TextTest$Nested::x()"], files) == {
+        "src/test/java/calc/NumbersTest.java", "src/test/kotlin/calc/TextTest.kt"}
+    assert class_files(["add_ok", "example.com/x::TestY"], files) == set()  # ctest, go: no class
+
+
+def test_report_pattern_fills_the_report_path(tmp_path):
+    from gen09_core.testrun.ecosystems.jobs import report_pattern
+
+    report, output = tmp_path / "report", tmp_path / "output.txt"
+    assert report_pattern("libtest:-", report, output) == ("libtest", str(output))
+    assert report_pattern("junit:$GEN09_REPORT.d/*.xml", report, output) == ("junit", f"{report}.d/*.xml")
+    assert report_pattern("junit:build/*.xml", report, output) == ("junit", "build/*.xml")
+
+
+def test_job_copies_link_node_modules_and_leave_build_folders_out(tmp_path):
+    from gen09_core.testrun.ecosystems.jobs import copy_work
+
+    source = tmp_path / "src"
+    (source / "node_modules" / "pkg").mkdir(parents=True)
+    (source / "target").mkdir()
+    (source / "target" / "big.o").write_text("x")
+    (source / "lib").mkdir()
+    (source / "lib" / "a.js").write_text("a")
+    copy_work(source, tmp_path / "job", linked=("node_modules",), left_out=("target",))
+    assert (tmp_path / "job" / "node_modules").is_symlink()
+    assert (tmp_path / "job" / "node_modules" / "pkg").is_dir()
+    assert not (tmp_path / "job" / "target").exists() and (tmp_path / "job" / "lib" / "a.js").is_file()
+
+
+def test_no_stable_tests_names_the_recipe_and_the_fix():
+    from gen09_core.mutate.baseline import Baseline
+
+    recipe = ecosystems.detect(LANGS / "rust-calc")
+    message = recipe.no_stable_tests(Baseline((), (), ("a",), {}, 0.0, problems=("no libtest report",)),
+                                     "cargo")
+    assert "1 failing or skipped" in message and "no libtest report" in message
+    assert 'base = "cargo"' in message and "cargo test" in message

@@ -1,0 +1,165 @@
+"""The report parsers, on output captured from real runs of each runner (tests/fixtures/reports:
+node 20's test runner with its TAP reporter and with gen09's JUnit reporter, tape 5, jest 29,
+vitest 3, mocha 10, go 1.19 ``go test -json``, RSpec 3.12, cargo 1.95's libtest, ctest 3.25),
+and through the one outcome reader."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gen09_core.testrun import outcomes, reports
+
+FIXTURES = Path(__file__).parent / "fixtures" / "reports"
+
+
+def parsed(fmt, name, root=""):
+    return reports.parse(fmt, [(FIXTURES / name).read_text(encoding="utf-8")], root)
+
+
+def by_id(result):
+    return {case.test_id: case.outcome for case in result.cases}
+
+
+def test_node_gen09_junit_names_file_and_suites():
+    result = parsed("junit", "node-gen09-junit.xml")
+    assert by_id(result) == {
+        "test/math.test.js::adds": "passed", "test/math.test.js::subs": "failed",
+        "test/math.test.js::group > nested ok": "passed", "test/math.test.js::group > skipped": "skipped",
+        "test/math.test.js::group > todo": "skipped", "test/other.test.js::adds": "passed",
+        "test/sub.test.js::parent > child ok": "passed", "test/sub.test.js::parent > child bad": "failed",
+        "test/sub.test.js::parent": "failed", "test/sub.test.js::outer > inner > deep": "passed"}
+    subs = next(c for c in result.cases if c.test_id == "test/math.test.js::subs")
+    assert "-1 !== 5" in subs.message and subs.file == "test/math.test.js"
+
+
+def test_node_builtin_junit_nests_suites_below_the_root():
+    assert by_id(parsed("junit", "node-junit.xml")) == {
+        "test::adds": "passed", "test::subs": "failed", "test::group > nested ok": "passed",
+        "test::group > skipped": "skipped", "test::group > todo": "skipped"}
+
+
+def test_ctest_junit_uses_the_test_name():
+    result = parsed("junit", "ctest.xml")
+    assert by_id(result) == {"add_ok": "passed", "add_bad": "failed", "add_skip": "skipped"}
+
+
+def test_node_tap_keeps_leaves_only():
+    result = parsed("tap", "node-tap.txt")
+    assert by_id(result) == {"adds": "passed", "subs": "failed", "group > nested ok": "passed",
+                             "group > skipped": "skipped", "group > todo": "skipped"}
+    subs = next(c for c in result.cases if c.test_id == "subs")
+    assert "-1 !== 5" in subs.message and subs.seconds > 0
+
+
+def test_tape_tap_groups_assertions_by_test():
+    assert by_id(parsed("tap", "tape.txt")) == {"adds": "passed", "adds wrong": "failed", "skipped": "skipped"}
+
+
+def test_jest_json_ids_and_suite_that_failed_to_run():
+    result = parsed("jest-json", "jest.json", "/tmp/wt15-s/js")
+    assert by_id(result) == {
+        "test/calc.test.js::calc > adds": "passed", "test/calc.test.js::calc > adds wrong": "failed",
+        "test/calc.test.js::calc > skipped": "skipped", "test/calc.test.js::calc > inner > zero": "passed",
+        "test/calc.test.js::top level": "passed"}
+    assert [where for where, _ in result.problems] == ["test/broken.test.js"]
+    assert "Cannot find module" in result.problems[0][1]
+
+
+def test_vitest_json_reads_as_jest():
+    assert by_id(parsed("jest-json", "vitest.json", "/tmp/wt15-s/js")) == {
+        "vt/calc.test.js::calc > adds": "passed", "vt/calc.test.js::calc > adds wrong": "failed",
+        "vt/calc.test.js::calc > skipped": "skipped"}
+
+
+def test_mocha_json_and_failed_hook():
+    result = parsed("mocha-json", "mocha.json", "/tmp/wt15-s/js")
+    assert by_id(result) == {"test/calc.mocha.js::calc adds": "passed",
+                             "test/calc.mocha.js::calc adds wrong": "failed",
+                             "test/calc.mocha.js::calc skipped": "skipped"}
+    assert result.problems and "hook boom" in result.problems[0][1]
+
+
+def test_go_json_subtests_and_build_failure():
+    result = parsed("go-json", "go.json")
+    assert by_id(result) == {
+        "example.com/godemo::TestAdd": "passed", "example.com/godemo::TestBad": "failed",
+        "example.com/godemo::TestSkip": "skipped", "example.com/godemo::TestSub": "failed",
+        "example.com/godemo::TestSub/one": "passed", "example.com/godemo::TestSub/two": "failed",
+        "example.com/godemo/sub::TestX": "passed"}
+    assert any("broken" in message for _, message in result.problems)
+    bad = next(c for c in result.cases if c.test_id == "example.com/godemo::TestBad")
+    assert "want 4 got 3" in bad.message
+
+
+def test_rspec_json_uses_rspec_ids():
+    result = parsed("rspec-json", "rspec.json", "/tmp/wt15-s/rb")
+    outcomes_ = by_id(result)
+    assert outcomes_["./spec/calc_spec.rb[1:1]"] == "passed"
+    assert outcomes_["./spec/calc_spec.rb[1:2]"] == "failed"
+    assert outcomes_["./spec/calc_spec.rb[1:3]"] == "skipped"
+    assert len(outcomes_) == 5 and {c.file for c in result.cases} == {"spec/calc_spec.rb"}
+
+
+def test_libtest_targets_and_failure_message():
+    result = parsed("libtest", "libtest.txt")
+    assert by_id(result) == {"src/lib.rs::tests::adds": "passed", "src/lib.rs::tests::ignored": "skipped",
+                             "src/lib.rs::tests::fails": "failed", "src/lib.rs::tests::panics": "passed",
+                             "tests/integ.rs::integ_ok": "passed"}
+    fails = next(c for c in result.cases if c.test_id == "src/lib.rs::tests::fails")
+    assert "left: 3" in fails.message and "right: 4" in fails.message
+
+
+def test_duplicate_ids_are_numbered():
+    text = "TAP version 13\nok 1 - same\nnot ok 2 - same\n1..2\n"
+    assert by_id(reports.parse("tap", [text])) == {"same": "passed", "same [2]": "failed"}
+
+
+def test_unreadable_report_is_a_problem_not_a_pass():
+    result = reports.parse("junit", ["<testsuite><testcase name='x'>"])
+    assert not result.cases and result.problems
+
+
+@pytest.mark.parametrize("fmt,name", [("junit", "node-gen09-junit.xml"), ("libtest", "libtest.txt"),
+                                      ("go-json", "go.json")])
+def test_convert_feeds_the_one_outcome_reader(tmp_path, fmt, name):
+    out = tmp_path / "outcomes.jsonl"
+    result = reports.convert(fmt, str(FIXTURES / name), str(out), exitstatus=1)
+    record = outcomes.read(out)
+    assert record.finished and record.exitstatus == 1
+    assert record.outcomes() == by_id(result)
+    assert record.passed() == {c.test_id for c in result.cases if c.outcome == "passed"}
+
+
+def test_convert_without_a_report_is_an_unfinished_record(tmp_path):
+    out = tmp_path / "outcomes.jsonl"
+    assert reports.convert("junit", "missing/*.xml", str(out), root=str(tmp_path)) is None
+    record = outcomes.read(out)
+    assert not record.finished and not record.tests and "no junit report" in record.first_problem()
+
+
+def test_record_keeps_the_files_reports_name(tmp_path):
+    out = tmp_path / "outcomes.jsonl"
+    reports.convert("jest-json", str(FIXTURES / "jest.json"), str(out), root="/tmp/wt15-s/js", exitstatus=1)
+    record = outcomes.read(out)
+    assert set(record.files.values()) == {"test/calc.test.js"}
+
+
+def test_an_error_case_is_decided_as_error(tmp_path):
+    out = tmp_path / "o.jsonl"
+    parsed_ = reports.Parsed((reports.Case("t", "error", 0.0, "boom"),))
+    out.write_text("".join(json.dumps(line) + "\n" for line in reports.records(parsed_, 1)))
+    assert outcomes.read(out).outcome("t") == "error"
+
+
+def test_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "o.jsonl"
+    done = subprocess.run([sys.executable, reports.__file__, "libtest", str(FIXTURES / "libtest.txt"), str(out),
+                           "--exit", "101"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert outcomes.read(out).exitstatus == 101
+    bad = subprocess.run([sys.executable, reports.__file__, "nope", "x", str(out)], capture_output=True, text=True)
+    assert bad.returncode == 2 and "usage" in bad.stderr
