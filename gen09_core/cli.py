@@ -144,6 +144,20 @@ def schema_command():
     click.echo(json.dumps(SCHEMA, indent=2))
 
 
+@main.command("mcp")
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=".",
+              show_default=True, help="The repository tools act on when a call names none.")
+def mcp_command(repo):
+    """Serve gen09's tools over MCP on stdio (needs the extra: pip install 'gen09[mcp]').
+
+    Tools: apply_candidates (a dry run, the report of apply --json), write_candidate,
+    check_file, list_languages.
+    """
+    from gen09_core.mcp_server import serve
+
+    serve(repo)
+
+
 @main.command("plugins")
 def plugins_command():
     """Print (JSON) the loaded plugins, the hooks each implements, and the generator."""
