@@ -29,6 +29,10 @@ def _model_options(func):
                      help="Sampling temperature of the one call."),
         click.option("--max-completion-tokens", type=int, default=4096, show_default=True,
                      help="Completion token cap (at most 4096)."),
+        click.option("--format", "edit_format",
+                     type=click.Choice(["search_replace", "whole_file", "udiff", "apply_patch"]),
+                     help="The edit format to ask the model for (default: stage (b)'s choice); "
+                          "udiff and apply_patch answers are parsed strictly, all or nothing."),
         click.option("--output", type=click.Choice(["json_schema", "json_object", "text"]),
                      default="json_schema", show_default=True,
                      help="Structured output, plain JSON, or fenced SEARCH/REPLACE text."),
@@ -150,7 +154,8 @@ def _generate(upstream, repo, options):
                         output=options["output"], sampling=options["sampling"],
                         on_parse_failure=options["on_parse_failure"])
     package = assemble(load_upstream(upstream), repo, registry, source=upstream)
-    representation = represent.select(registry, package.target)
+    representation = represent.override(represent.select(registry, package.target),
+                                        options.get("edit_format"), "--format")
     endpoint = Endpoint.from_env(options["base_url"], options["model"], options["api_key"],
                                  timeout=options["timeout"], retries=options["retries"])
     from gen09_core.generate import firing_condition

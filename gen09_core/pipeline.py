@@ -90,12 +90,7 @@ def check_target(registry, snapshot: Snapshot, target: Target | None) -> None:
 
 
 def _representation(registry, batch: CandidateBatch) -> Representation:
-    chosen = represent.select(registry, batch.target)
-    if batch.format and batch.format != chosen.format:
-        return Representation(chosen.classification, batch.format,
-                              f"format {batch.format} given by the input (stage (b) would "
-                              f"choose {chosen.format}: {chosen.reason})")
-    return chosen
+    return represent.override(represent.select(registry, batch.target), batch.format, "the input")
 
 
 def unified_diff(applied: Applied) -> str:
