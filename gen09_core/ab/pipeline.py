@@ -7,6 +7,7 @@ from pathlib import Path
 
 from gen09_core.ab import arms as arms_module
 from gen09_core.ab import decision, metrics, probe, report, selfcheck
+from gen09_core.ab import formats as ab_formats
 from gen09_core.ab import tasks as task_source
 from gen09_core.ab.run import run_arms
 
@@ -34,14 +35,15 @@ def registry_and_client(generator: str, base_url, model, api_key, prices, record
 def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai", base_url=None,
            model=None, api_key=None, prices=None, output_mode="json_schema", record=None, replay=None,
            python=None, workers=2, tolerant=False, show_progress=True, timeout=None,
-           check_timeout=900.0) -> dict:
+           check_timeout=900.0, formats=()) -> dict:
     """Run the whole protocol and write the report into ``out``; return a short summary.
 
     Before any arm runs, every sampled task is self-checked (``selfcheck``); failing tasks
     are excluded, and when more than a tenth fail, only the self-check is written and
     ``EnvironmentFailure`` names the first failure. ``python`` overrides each task's own
     environment; ``timeout`` (default: derived from the self-check runs) bounds each
-    candidate's test run."""
+    candidate's test run. ``formats`` adds one candidate arm per edit format
+    (``gen09_core.ab.formats``)."""
     from gen09_core.errors import BadInput, EnvironmentFailure
     from gen09_core.generate import MAX_N, Settings
 
@@ -50,7 +52,8 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
     registry, client = registry_and_client(generator, base_url, model, api_key, prices, record, replay)
     available, skipped = task_source.load(tasks, registry, checkouts)
     drawn = task_source.sample(available, k, seed)
-    arm_list = arms_module.arms(n, tolerant)
+    formats = ab_formats.parse_formats(formats) if isinstance(formats, str) else tuple(formats)
+    arm_list = arms_module.arms(n, tolerant, formats)
     out = Path(out).resolve()
     with _progress(show_progress) as tell:
         checks, runners = selfcheck.self_check(drawn, python, out / "work", check_timeout, workers, tell)
@@ -93,8 +96,11 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
         "decision": decision.decide(per_arm["candidate"], per_arm["baseline"]),
         "ablations": ablations,
         "probe": probe.probe(sample, registry, results),
+        **({"formats": ab_formats.compare(per_arm, formats)} if formats else {}),
         "per_task": {name: [_task_row(r) for r in rows] for name, rows in results.items()},
     }
+    if formats:
+        body["probe"]["formats"] = ab_formats.probe(sample, registry, formats, probe.tree_digest)
     paths = report.write(Path(out), body)
     return {"label": label, "tasks": len(sample), "verdict": body["decision"]["verdict"],
             "resolve": {name: m["resolve"] for name, m in per_arm.items()}, "files": paths}

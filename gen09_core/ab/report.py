@@ -82,6 +82,10 @@ def markdown(report: dict) -> str:
         lines.append(f"| {kind} | {row['rejected']}/{row['planted']} | "
                      f"{', '.join(f'{k}: {v}' for k, v in row['reasons'].items())} |")
     lines += ["", f"Repositories corrupted: {probe['repositories_corrupted']}.", ""]
+    if "formats" in report:
+        from gen09_core.ab.formats import markdown_lines
+
+        lines += markdown_lines(report["formats"], probe.get("formats", {}))
     return "\n".join(lines)
 
 

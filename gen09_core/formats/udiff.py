@@ -7,7 +7,9 @@ place a hunk). ``--- /dev/null`` creates a file, ``+++ /dev/null`` deletes one (
 lines must be the whole file), git's ``rename from`` / ``rename to`` (or differing old and
 new paths) rename one. ``a/`` and ``b/`` prefixes are removed when the diff uses them (a git
 header, or both sides prefixed). Lines are split on ``\\n`` only; ``\\ No newline at end of
-file`` is honoured. Text before the first file header is ignored (as ``git apply`` does).
+file`` is honoured. A hunk's line counts only tell a blank context line from the hunk's end,
+and a patch that ends before its last hunk has all the lines its header promises is
+truncated (malformed). Text before the first file header is ignored (as ``git apply`` does).
 """
 
 from __future__ import annotations
@@ -155,6 +157,9 @@ def _hunk(lines: list[str], n: int, hunks: list) -> int:
         n += 1
     if not search and not replace:
         raise MalformedPatch(header, "the hunk has no lines")
+    if n == len(lines) and ((old_left or 0) > 0 or (new_left or 0) > 0):
+        raise MalformedPatch(n, f"the patch ends inside the hunk of line {header}: its header promises "
+                             f"{max(old_left or 0, new_left or 0)} more line(s) (a truncated patch?)")
     hunks.append((header, "".join(search), "".join(replace)))
     return n
 
