@@ -38,6 +38,9 @@ def _pin(source: SourceFile, edit: Edit, span: Span | None, number: int) -> Edit
     crlf = "\r\n" in text and "\n" not in text.replace("\r\n", "")
     loc = edit.locate
     if loc.after_line is not None:
+        if span and not span.start - 1 <= loc.after_line <= span.end:
+            return _reject("outside_span", f"{where}: insert_line {loc.after_line} is outside span "
+                           f"[{span.start}, {span.end}]")
         return _insert(edit, body, crlf, where)
     search, replace = edit.search or "", edit.replace or ""
     adapt = crlf and "\r" not in search

@@ -209,6 +209,16 @@ def test_editor_commands_use_the_tools_own_fields(repo, registry):
     assert "command 1: insert needs insert_line" in report.outcomes[8].rejection.detail
 
 
+def test_an_editor_insert_outside_the_target_span_is_outside_span(repo, registry):
+    target = {"file": "ops.py", "span": [5, 6]}
+    report = run("editor", [
+        [{"command": "insert", "path": "ops.py", "insert_line": 1, "new_str": "    # one"}],
+        [{"command": "insert", "path": "ops.py", "insert_line": 4, "new_str": "# before sub"}],
+    ], repo, registry, target)
+    assert [reason(o) for o in report.outcomes] == ["outside_span", "valid"]
+    assert files(report.outcomes[1]) == {"ops.py": OPS.replace("\n\n\ndef sub", "\n\n\n# before sub\ndef sub")}
+
+
 # ---- file operations as first-class edits
 
 
