@@ -151,12 +151,11 @@ def test_swe_bench_jsonl_with_checkouts(mutated, tmp_path, registry, monkeypatch
     assert validate(task, runner, (ChangedFile(task.file, None, pristine),)).resolved
 
 
-def test_swe_bench_src_layout_needs_no_pythonpath(tmp_path, registry):
-    """A src/ layout checkout imports from the copy under test with no PYTHONPATH set by the
-    user, even when the interpreter has the original checkout installed in editable mode."""
+def _src_layout_task(tmp_path, registry):
+    """A SWE-bench task over a src/ layout checkout, with a venv that has the original
+    checkout installed in editable mode; the task and its prepared runner."""
     from gen09_core.ab.tasks import load
     from gen09_core.ab.validate import prepare_runner
-    from gen09_core.models import ChangedFile
 
     checkout = tmp_path / "checkouts" / "calc-1"
     (checkout / "src" / "calc").mkdir(parents=True)
@@ -176,17 +175,54 @@ def test_swe_bench_src_layout_needs_no_pythonpath(tmp_path, registry):
     jsonl = tmp_path / "swe.jsonl"
     jsonl.write_text(json.dumps(record) + "\n")
     [task], _ = load(jsonl, registry, tmp_path / "checkouts")
-    assert task.file == "src/calc/__init__.py" and task.entity == "calc.add"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "pytest", "-e",
                           str(checkout)], capture_output=True, text=True)
     assert pip.returncode == 0, pip.stderr
-    runner = prepare_runner(task, str(venv / "bin" / "python"), tmp_path / "work")
+    return task, prepare_runner(task, str(venv / "bin" / "python"), tmp_path / "work")
+
+
+def test_swe_bench_src_layout_needs_no_pythonpath(tmp_path, registry):
+    """A src/ layout checkout imports from the copy under test with no PYTHONPATH set by the
+    user, even when the interpreter has the original checkout installed in editable mode."""
+    from gen09_core.models import ChangedFile
+
+    task, runner = _src_layout_task(tmp_path, registry)
+    assert task.file == "src/calc/__init__.py" and task.entity == "calc.add"
     assert validate(task, runner, (), gold=True).resolved
     assert not validate(task, runner, ()).resolved
     fixed = ChangedFile(task.file, None, "def add(a, b):\n    return b + a\n")
     assert validate(task, runner, (fixed,)).resolved  # the copy under test, not the editable original
+
+
+def test_warm_validation_agrees_with_fresh_processes(tmp_path, registry):
+    """Candidates of a SWE-bench task validated on a warm worker get the verdicts fresh
+    processes give; one the code swap cannot carry runs fresh, with the reason."""
+    from gen09_core.ab.run import warm_runner
+    from gen09_core.models import ChangedFile
+
+    task, runner = _src_layout_task(tmp_path, registry)
+    candidates = {"fix": "def add(a, b):\n    return b + a\n",
+                  "wrong": "def add(a, b):\n    return a * b\n",
+                  "breaks the old test": "def add(a, b):\n    return a + b + 1\n",
+                  "adds a function": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"}
+    warm = warm_runner(runner, tmp_path / "scratch")
+    try:
+        for name, text in candidates.items():
+            files = (ChangedFile(task.file, None, text),)
+            fresh, hot = validate(task, runner, files), validate(task, runner, files, warm=warm)
+            assert (fresh.resolved, fresh.regression_ok, fresh.not_passed, fresh.problem) == \
+                   (hot.resolved, hot.regression_ok, hot.not_passed, hot.problem), name
+            assert fresh.runner == "fresh"
+            if name == "adds a function":
+                assert hot.runner.startswith("fresh: "), hot.runner
+            else:
+                assert hot.runner == "warm", (name, hot.runner)
+        assert validate(task, runner, (), warm=warm).runner == "fresh"  # nothing changed: nothing to swap
+    finally:
+        warm.close()
+    assert warm.stats()["workers"] == 1
 
 
 def _added_files_diff(root: Path, checkout: Path) -> str:

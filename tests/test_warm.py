@@ -161,3 +161,31 @@ def test_a_worker_with_threads_after_collection_refuses(tmp_path):
         runner.close()
     assert run.runner.startswith("fresh: ") and "thread" in run.runner
     assert run.outcomes["tests/test_lib.py::test_add"] == "failed"
+
+
+@pytest.mark.filterwarnings("ignore:invalid escape sequence:DeprecationWarning")  # toolz's own source
+def test_warm_and_fresh_runners_accept_identical_tasks_on_a_real_suite(tmp_path):
+    """toolz 1.0.0 from PyPI, no configuration: the same seed on warm workers and on fresh
+    processes accepts the same tasks with the same FAIL_TO_PASS and PASS_TO_PASS sets, and
+    the warm run really ran mutants warm."""
+    import json
+    import subprocess
+    import tarfile
+
+    from gen09_core.mutate.pipeline import run
+
+    got = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+                          "toolz==1.0.0", "-d", str(tmp_path)], capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    with tarfile.open(next(tmp_path.glob("toolz-*.tar.gz"))) as archive:
+        archive.extractall(tmp_path, filter="data")
+    tasks, summaries = {}, {}
+    for runner in ("warm", "fresh"):
+        data = {"source": {"repo": str(tmp_path / "toolz-1.0.0")}, "seeds": {"mutate": 1},
+                "limits": {"max_mutants": 12, "workers": 2, "runner": runner}}
+        summaries[runner] = run(data, tmp_path / runner)
+        records = [json.loads(x) for x in (tmp_path / runner / "instances.jsonl").read_text().splitlines()]
+        tasks[runner] = {r["instance_id"]: (r["FAIL_TO_PASS"], r["PASS_TO_PASS"]) for r in records}
+    assert tasks["warm"] and tasks["warm"] == tasks["fresh"]
+    assert summaries["warm"]["runs_by_runner"].get("warm", 0) > 0
+    assert set(summaries["fresh"]["runs_by_runner"]) == {"fresh"}

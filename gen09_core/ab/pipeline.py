@@ -3,6 +3,7 @@ report. Library entry of ``gen09 ab``."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from gen09_core.ab import arms as arms_module
@@ -69,7 +70,7 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
         sample = [t for t in drawn if t.id in runners]
         run_timeout = timeout or selfcheck.derived_timeout(checks)
         results = run_arms(sample, arm_list, client, registry, runners, run_timeout, workers, tell,
-                           Settings(n=n, output=output_mode))
+                           Settings(n=n, output=output_mode), scratch=out / "work")
     per_arm = {a.name: metrics.arm_metrics(results[a.name], a.n) for a in arm_list}
     ablations = {}
     for arm in arm_list:
@@ -98,6 +99,8 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
         "probe": probe.probe(sample, registry, results),
         **({"formats": ab_formats.compare(per_arm, formats)} if formats else {}),
         "per_task": {name: [_task_row(r) for r in rows] for name, rows in results.items()},
+        "validation_runners": dict(Counter(f.verdict.runner for rows in results.values() for r in rows
+                                           for f in r.forwarded)),
     }
     if formats:
         body["probe"]["formats"] = ab_formats.probe(sample, registry, formats, probe.tree_digest)
@@ -117,7 +120,7 @@ def _task_row(r) -> dict:
 
 def _forwarded_row(f) -> dict:
     row = {"id": f.id, "votes": f.votes, "resolved": f.verdict.resolved,
-           "regression_ok": f.verdict.regression_ok}
+           "regression_ok": f.verdict.regression_ok, "runner": f.verdict.runner}
     if f.verdict.problem:
         row["problem"] = f.verdict.problem  # the run could not measure: counted as not resolved
     return row

@@ -22,11 +22,12 @@ from gen09_core.errors import BadInput
 
 
 def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, runners: dict, timeout: float,
-             workers: int = 2, progress=None, settings=None) -> dict[str, list[TaskResult]]:
+             workers: int = 2, progress=None, settings=None, scratch=None) -> dict[str, list[TaskResult]]:
     """Every arm on every task; ``progress(kind, done, total)`` is told about each step.
     ``runners`` (task id → ``validate.Runner``) say where each task's tests run, each run
     bounded by ``timeout`` seconds. ``settings`` (``generate.Settings``) fixes output mode
-    and token cap; each arm sets its own N and temperature."""
+    and token cap; each arm sets its own N and temperature. With a ``scratch`` folder, a
+    SWE-bench task's candidates run on warm workers (collect once, fork per candidate)."""
     from gen09_core import generate, intent
     from gen09_core.pipeline import run_batch
 
@@ -53,16 +54,39 @@ def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, runners: 
         for outcome, _ in to_forward(arm, report) if report is not None else ():
             jobs.setdefault(_key(task, outcome.applied), (task, outcome.applied))
     verdicts = {}
+    by_task: dict[str, dict] = {}
+    for key, job in jobs.items():
+        by_task.setdefault(key[0], {})[key] = job
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {key: pool.submit(validate, task, runners[task.id], applied.files, timeout)
-                   for key, (task, applied) in jobs.items()}
-        for number, (key, future) in enumerate(futures.items(), 1):
-            verdicts[key] = future.result()
-            tell("validate", number, len(futures))
+        for task_jobs in by_task.values():  # a task's warm workers end before the next task's start
+            task = next(iter(task_jobs.values()))[0]
+            runner = runners[task.id]
+            warm = warm_runner(runner, scratch)
+            try:
+                futures = {key: pool.submit(validate, task, runner, applied.files, timeout, warm=warm)
+                           for key, (_, applied) in task_jobs.items()}
+                for key, future in futures.items():
+                    verdicts[key] = future.result()
+                    tell("validate", len(verdicts), len(jobs))
+            finally:
+                if warm is not None:
+                    warm.close()
     results: dict[str, list[TaskResult]] = {arm.name: [] for arm in arm_list}
     for task, arm, gen, report in generated:
         results[arm.name].append(_score(task, arm, gen, report, verdicts))
     return results
+
+
+def warm_runner(runner, scratch):
+    """A warm runner over a SWE-bench task's prepared base folder, or None (a bundle task,
+    or no ``scratch``): candidates it cannot carry run fresh, with the reason kept."""
+    if scratch is None or runner.test_env is None:
+        return None
+    from pathlib import Path
+
+    from gen09_core.testrun.warm import WarmRunner
+
+    return WarmRunner(runner.test_env, runner.base, Path(scratch) / f"warm-{runner.base.parent.name}")
 
 
 def _score(task, arm, gen, report, verdicts) -> TaskResult:

@@ -45,6 +45,7 @@ class Verdict:
     problem: str = ""
     not_passed: tuple[str, ...] = ()
     tail: str = ""
+    runner: str = "fresh"  # "warm", "fresh" or "fresh: <why the warm worker handed it back>"
 
 
 @frozen
@@ -102,8 +103,9 @@ def _pytest_runner(task: Task, python: str | None, folder: Path, base: Path, gol
             lock = build_from_recipe(recipe, venv, project)
             (venv / READY).write_text("ok\n")
         interpreter, source = str(venv / "bin" / "python"), f"detected ({recipe.summary()})"
-    test_env = TestEnv(interpreter, str(install_plugin(folder / "plugins")), str(venv) if venv else None,
-                       recipe.pythonpath, lock.plugins, (), recipe.addopts)
+    plugins = install_plugin(folder / "plugins", warm=True)
+    test_env = TestEnv(interpreter, str(plugins), str(venv) if venv else None, recipe.pythonpath,
+                       lock.plugins, (), recipe.addopts)
     return Runner(interpreter, source, test_env, base, gold, recipe.notes)
 
 
@@ -124,14 +126,20 @@ def _apply(folder: Path, patch: str | None, what: str) -> None:
         raise BadInput(f"{what} does not apply: {done.stderr.strip()[:300]}")
 
 
-def validate(task: Task, runner: Runner, files, timeout: float = 900.0, gold: bool = False) -> Verdict:
+def validate(task: Task, runner: Runner, files, timeout: float = 900.0, gold: bool = False,
+             warm=None) -> Verdict:
     """Run the task's tests with ``files`` (``ChangedFile``s) written — or, with ``gold``,
-    with the reference fix — and judge them by the outcome reader."""
+    with the reference fix — and judge them by the outcome reader. ``warm`` (a
+    ``WarmRunner`` over the task's base folder) runs a SWE-bench task's job when it can."""
     start = time.perf_counter()
     expected = set(task.fail_to_pass) | set(task.pass_to_pass)
     with tempfile.TemporaryDirectory(prefix="gen09-ab-") as tmp:
-        run = _run_bundle if task.bundle is not None else _run_pytest
-        found, status, first_error, output = run(task, runner, files, Path(tmp), timeout, gold)
+        if task.bundle is not None:
+            found, status, first_error, output = _run_bundle(task, runner, files, Path(tmp), timeout, gold)
+            used = "fresh"
+        else:
+            found, status, first_error, output, used = _run_pytest(task, runner, files, Path(tmp), timeout,
+                                                                   gold, warm)
     passed = {t for t, outcome in found.items() if outcome == outcomes.PASSED}
     not_passed = tuple(sorted(expected - passed))
     missing = sorted(t for t in not_passed if t not in found)
@@ -143,7 +151,7 @@ def validate(task: Task, runner: Runner, files, timeout: float = 900.0, gold: bo
     elif missing:
         problem = f"{len(missing)} expected test id(s) never reported, e.g. {missing[0]}"
     return Verdict(expected <= passed, set(task.pass_to_pass) <= passed, time.perf_counter() - start,
-                   problem, not_passed, output if (not_passed or problem) else "")
+                   problem, not_passed, output if (not_passed or problem) else "", used)
 
 
 def _run_bundle(task, runner, files, tmp: Path, timeout, gold):
@@ -153,12 +161,13 @@ def _run_bundle(task, runner, files, tmp: Path, timeout, gold):
     return trial.record.outcomes(), trial.status, trial.record.first_problem(), trial.output
 
 
-def _run_pytest(task, runner, files, tmp: Path, timeout, gold):
+def _run_pytest(task, runner, files, tmp: Path, timeout, gold, warm=None):
     changed = {f.path: f.new_bytes().decode("utf-8") for f in files}
     ids = tuple(sorted(set(task.fail_to_pass) | set(task.pass_to_pass)))
-    job = TestJob("run", str(runner.gold if gold else runner.base), str(tmp), changed, ids, False, timeout)
-    run = run_job(runner.test_env, job)
-    return run.outcomes, run.status, run.problem, run.detail
+    job = TestJob(f"run-{tmp.name}", str(runner.gold if gold else runner.base), str(tmp), changed, ids, False,
+                  timeout)
+    run = warm(job) if warm is not None and not gold and changed else run_job(runner.test_env, job)
+    return run.outcomes, run.status, run.problem, run.detail, run.runner
 
 
 def passed_tests(logs: Path) -> set[str]:
