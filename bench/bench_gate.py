@@ -56,9 +56,10 @@ from gen09_core.candidates import SCHEMA, parse
 from gen09_core.dedup import dedup
 from gen09_core.gate import gate
 from gen09_core.models import Applied
-from gen09_core.pipeline import check_target, run_batch, unified_diff
+from gen09_core.pipeline import run_batch, unified_diff
 from gen09_core.plugins import default_registry
 from gen09_core.repo import Snapshot
+from gen09_core.targets import check_target
 from gen09_python.lint import ruff_binary
 from gen09_python.pack import gen09_entities
 
@@ -411,7 +412,8 @@ def bench_cold(ruff: str, runs: int) -> dict:
 PHASES = """
 import os, sys, time, json
 t = [time.perf_counter()]
-import gen09_core.cli as cli
+import gen09_core.cli
+from gen09_core.cli.output import print_table
 t.append(time.perf_counter())
 from gen09_core.candidates import load
 from gen09_core.pipeline import run_batch
@@ -424,7 +426,7 @@ t.append(time.perf_counter())
 report = run_batch(batch, "examples/calc")
 t.append(time.perf_counter())
 out, sys.stdout = sys.stdout, open(os.devnull, "w")
-cli._print_table(report)
+print_table(report)
 sys.stdout = out
 t.append(time.perf_counter())
 print(json.dumps([b - a for a, b in zip(t, t[1:])]))

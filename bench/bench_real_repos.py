@@ -55,7 +55,8 @@ def one(name: str, version: str, n: int, seed: int, workers: int) -> dict:
     out = CACHE / "runs" / f"real-{name}"
     shutil.rmtree(out, ignore_errors=True)
     print(f"== {name} {version}", file=sys.stderr)
-    wall, done = gen09("mutate", src, "--n", n, "--seed", seed, "--workers", workers, "--out", out, "--json")
+    wall, done = gen09("mutate", src, "--max-mutants", n, "--seed", seed, "--workers", workers,
+                       "--out", out, "--json")
     row = {"library": f"{name}=={version}", "mutate_exit": done.returncode, "mutate_wall_s": round(wall, 1)}
     if done.returncode not in (0, 1) or not done.stdout.strip():
         row["error"] = done.stderr.strip().splitlines()[-1][:400] if done.stderr.strip() else "no output"

@@ -3,8 +3,6 @@ replace. Every candidate is applied in memory to the same pre-generation snapsho
 
 from __future__ import annotations
 
-import functools
-
 from gen09_core import hookimpl
 from gen09_core.models import (
     Applied,
@@ -16,6 +14,7 @@ from gen09_core.models import (
     Span,
 )
 from gen09_core.repo import Snapshot
+from gen09_core.text import line_offsets
 
 
 @hookimpl(trylast=True)
@@ -36,29 +35,11 @@ def gen09_apply_edits(source: SourceFile, edits: tuple[Edit, ...], span: Span | 
     for number, edit in enumerate(edits, 1):
         span = edit.span or outer  # a line-based format pins each edit to its own lines
         lo, hi = _bounds(text, span) if span else (0, len(text))
-        adapt = crlf and "\r" not in (edit.search or "")
-        search = _newlines(edit.search or "", adapt)
-        if not search:
-            return _reject("empty_search", f"edit {number} on {source.path} has an empty search block")
-        hits = _occurrences(text, search)
-        replace = _newlines(edit.replace or "", adapt)
-        inside = [(h, h + len(search), replace) for h in hits if lo <= h and h + len(search) <= hi]
-        tier = "exact"
-        if not inside and tolerant:
-            inside, tier = _tolerant_matches(text, search, replace, lo, hi), "tolerant"
-        if not inside:
-            if hits:
-                return _reject("outside_span", f"edit {number}: the search block matches "
-                               f"{source.path} at line {_line(text, hits[0])}, outside span "
-                               f"[{span.start}, {span.end}]")
-            return _reject("no_match", f"edit {number}: the search block does not occur in "
-                           f"{source.path}{_near_miss(text, search)}")
-        if len(inside) > 1:
-            lines = ", ".join(str(_line(text, h[0])) for h in inside[:5])
-            return _reject("ambiguous_match", f"edit {number}: the search block matches "
-                           f"{source.path} {len(inside)} times (lines {lines}, {tier} match)")
-        regions.append(inside[0])
-        tiers.append(tier)
+        found = _locate(source.path, text, number, edit, crlf, (lo, hi), span, tolerant)
+        if isinstance(found, Rejection):
+            return found
+        regions.append(found[0])
+        tiers.append(found[1])
     regions.sort()
     for (_, end, _), (start, _, _) in zip(regions, regions[1:], strict=False):
         if start < end:
@@ -72,37 +53,42 @@ def gen09_apply_edits(source: SourceFile, edits: tuple[Edit, ...], span: Span | 
     return Patched("".join(pieces), tuple(tiers))
 
 
+def _locate(path: str, text: str, number: int, edit: Edit, crlf: bool, bounds: tuple[int, int],
+            span: Span | None, tolerant: bool) -> tuple[tuple[int, int, str], str] | Rejection:
+    """The one region ``(start, end, replacement)`` of ``text`` that edit ``number`` replaces
+    inside ``bounds``, with its match tier, or why there is not exactly one."""
+    lo, hi = bounds
+    adapt = crlf and "\r" not in (edit.search or "")
+    search = _newlines(edit.search or "", adapt)
+    if not search:
+        return _reject("empty_search", f"edit {number} on {path} has an empty search block")
+    hits = _occurrences(text, search)
+    replace = _newlines(edit.replace or "", adapt)
+    inside = [(h, h + len(search), replace) for h in hits if lo <= h and h + len(search) <= hi]
+    tier = "exact"
+    if not inside and tolerant:
+        inside, tier = _tolerant_matches(text, search, replace, lo, hi), "tolerant"
+    if not inside:
+        if hits:
+            return _reject("outside_span", f"edit {number}: the search block matches "
+                           f"{path} at line {_line(text, hits[0])}, outside span "
+                           f"[{span.start}, {span.end}]")
+        return _reject("no_match", f"edit {number}: the search block does not occur in "
+                       f"{path}{_near_miss(text, search)}")
+    if len(inside) > 1:
+        lines = ", ".join(str(_line(text, h[0])) for h in inside[:5])
+        return _reject("ambiguous_match", f"edit {number}: the search block matches "
+                       f"{path} {len(inside)} times (lines {lines}, {tier} match)")
+    return inside[0], tier
+
+
 def apply_candidate(registry, snapshot: Snapshot, candidate: Candidate, target,
                     tolerant: bool = False) -> Applied | Rejection:
-    """Apply one candidate to the snapshot in memory (``gen09_core.apply_files``)."""
+    """Apply one candidate to the snapshot in memory (``gen09_core.apply_files``: file
+    operations, path checks, then this module's applicator per file)."""
     from gen09_core.apply_files import apply_candidate as apply_files
 
     return apply_files(registry, snapshot, candidate, target, tolerant)
-
-
-@functools.lru_cache(maxsize=32)
-def line_offsets(text: str) -> tuple[int, ...]:
-    """Offset of the start of each ``\\n``-terminated line (line N starts at
-    ``offsets[N - 1]``), plus a final entry equal to ``len(text)``."""
-    offsets = [0]
-    at = text.find("\n")
-    while at != -1:
-        offsets.append(at + 1)
-        at = text.find("\n", at + 1)
-    if offsets[-1] != len(text) or len(offsets) == 1:
-        offsets.append(len(text))
-    return tuple(offsets)
-
-
-def common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
-    """How many leading and trailing lines two versions share (never overlapping)."""
-    head, limit = 0, min(len(old), len(new))
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    return head, tail
 
 
 def _tolerant_matches(text: str, search: str, replace: str, lo: int, hi: int) -> list:

@@ -112,9 +112,9 @@ def firing_condition(package, repo=None, registry=None, bare: bool = False) -> s
     if package.code is None:
         return "invalid_target_span: the target span was not checked against the repository"
     if repo is not None:
-        from gen09_core.pipeline import check_target
         from gen09_core.plugins import default_registry
         from gen09_core.repo import Snapshot
+        from gen09_core.targets import check_target
 
         try:
             check_target(registry or default_registry(), Snapshot(repo), target)

@@ -204,14 +204,7 @@ def _target(loc, repo, registry, provenance, unmapped, source):
         unmapped.append(("localization.fault", loc["fault"]))
     if not ({"file", "span", "entity"} & loc.keys()):
         return None, None
-    if "span" in loc and "file" not in loc:
-        raise BadInput(f"{source}: $.localization.span needs $.localization.file")
-    span = None
-    if "span" in loc:
-        start, end = loc["span"]
-        if start > end:
-            raise BadInput(f"{source}: $.localization.span [{start}, {end}] ends before it starts")
-        span = Span(start, end)
+    span = _span(loc, source)
     file = str(PurePosixPath(loc["file"])) if "file" in loc else None
     target = Target(file, span, loc.get("entity"))
     for name in ("file", "span", "entity"):
@@ -225,13 +218,25 @@ def _target(loc, repo, registry, provenance, unmapped, source):
     return target, code
 
 
+def _span(loc: dict, source) -> Span | None:
+    """The localization's span, which needs a file and must not end before it starts."""
+    if "span" not in loc:
+        return None
+    if "file" not in loc:
+        raise BadInput(f"{source}: $.localization.span needs $.localization.file")
+    start, end = loc["span"]
+    if start > end:
+        raise BadInput(f"{source}: $.localization.span [{start}, {end}] ends before it starts")
+    return Span(start, end)
+
+
 def _check_target(target: Target, repo, registry) -> str | None:
     """Raise ``BadInput`` unless the file exists as text, the span fits in it and lies inside
     the named entity; return the span's exact text."""
-    from gen09_core.apply import line_offsets
-    from gen09_core.pipeline import check_target
     from gen09_core.plugins import default_registry
     from gen09_core.repo import Snapshot
+    from gen09_core.targets import check_target
+    from gen09_core.text import line_offsets
 
     repo = Path(repo)
     if not repo.is_dir():

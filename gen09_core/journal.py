@@ -30,7 +30,6 @@ import sys
 from pathlib import Path
 
 from gen09_core.errors import EnvironmentFailure
-from gen09_core.repo import journal_dir, pending
 
 MANIFEST = "journal.json"
 VERSION = 1
@@ -38,6 +37,25 @@ VERSION = 1
 
 class RollbackFailed(EnvironmentFailure):
     """A rollback could not restore every file; the journal is kept for the next attempt."""
+
+
+def journal_dir(root: Path) -> Path:
+    """The write-journal folder of the repository at ``root`` (this module's journal)."""
+    dot_git = root / ".git"
+    if dot_git.is_file():
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            line = dot_git.read_text(encoding="utf-8").split("\n")[0]
+            if line.startswith("gitdir:"):
+                return (root / line[len("gitdir:"):].strip()) / "gen09"
+    return dot_git / "gen09" if dot_git.is_dir() else root / ".gen09"
+
+
+def pending(root: Path) -> bool:
+    """True when an interrupted (or running) ``--write`` left its journal in ``root``."""
+    try:
+        return journal_dir(root).exists()
+    except OSError:
+        return False  # an unreadable repository: reading it fails with its own message
 
 
 @contextlib.contextmanager

@@ -181,15 +181,12 @@ class CallRecord:
 
 def usage_summary(calls) -> dict:
     """Totals over calls; ``cost_usd`` is None (unknown) if any call's cost is unknown."""
+    from gen09_core.totals import known_total
+
     calls = list(calls)
-
-    def total(name):
-        values = [getattr(c, name) for c in calls]
-        return None if any(v is None for v in values) else sum(values)
-
-    cost = total("cost_usd")
-    return {"calls": len(calls), "prompt_tokens": total("prompt_tokens"),
-            "completion_tokens": total("completion_tokens"),
+    cost = known_total(c.cost_usd for c in calls)
+    return {"calls": len(calls), "prompt_tokens": known_total(c.prompt_tokens for c in calls),
+            "completion_tokens": known_total(c.completion_tokens for c in calls),
             "latency_ms": sum(c.latency_ms for c in calls),
             "cost_usd": None if cost is None else round(cost, 8)}
 

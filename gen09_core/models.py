@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from attrs import field, frozen
 
+from gen09_core.text import encode
+
 
 @frozen
 class Span:
@@ -160,8 +162,7 @@ class SourceFile:
 
     def encode(self, text: str | None = None) -> bytes:
         """Bytes of ``text`` (default: the original) with this file's encoding and BOM."""
-        data = (self.text if text is None else text).encode("utf-8")
-        return b"\xef\xbb\xbf" + data if self.bom else data
+        return encode(self.text if text is None else text, self.bom)
 
 
 @frozen
@@ -189,8 +190,7 @@ class ChangedFile:
 
     def new_bytes(self) -> bytes:
         """The exact bytes to write."""
-        data = self.new_text.encode("utf-8")
-        return b"\xef\xbb\xbf" + data if self.bom else data
+        return encode(self.new_text, self.bom)
 
 
 @frozen

@@ -13,14 +13,15 @@ import difflib
 import re
 
 from gen09_core import represent
-from gen09_core.apply import apply_candidate, common_ends, line_offsets
+from gen09_core.apply import apply_candidate
 from gen09_core.dedup import dedup
-from gen09_core.entities import list_entities, match_entity
 from gen09_core.errors import BadInput
 from gen09_core.gate import DEFAULT_HARD_LINT, gate
-from gen09_core.models import Applied, CandidateBatch, Outcome, Report, Representation, Target
+from gen09_core.models import Applied, CandidateBatch, Outcome, Report, Representation
 from gen09_core.plugins import default_registry
 from gen09_core.repo import Snapshot, repo_root
+from gen09_core.targets import check_target
+from gen09_core.text import common_ends
 
 
 def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD_LINT,
@@ -59,34 +60,6 @@ def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD
             duplicate_of=duplicate_of, diff=unified_diff(result), ungated=ungated,
         )
     return Report(representation, tuple(outcomes[c.id] for c in batch.candidates))
-
-
-def check_target(registry, snapshot: Snapshot, target: Target | None) -> None:
-    """The target file must be readable text, its span inside the file and, when an entity
-    is named and its pack can locate entities, inside that entity."""
-    if target is None or target.file is None:
-        return
-    source = snapshot.read(target.file)
-    if source is None:
-        raise BadInput(f"target file {target.file} does not exist in the repository")
-    if not hasattr(source, "text"):
-        raise BadInput(f"target file {target.file}: {source.detail}")
-    if target.span is not None:
-        lines = len(line_offsets(source.text)) - 1
-        if target.span.end > lines:
-            raise BadInput(f"target span [{target.span.start}, {target.span.end}] is past the "
-                           f"end of {target.file} ({lines} lines)")
-    if target.entity:
-        entities = list_entities(registry, target.file, source.text)
-        if entities is None:
-            return
-        found = match_entity(entities, target.entity, target.file)
-        if found is None:
-            raise BadInput(f"target entity {target.entity} is not defined in {target.file}")
-        span = target.span
-        if span is not None and not (found.span.start <= span.start and span.end <= found.span.end):
-            raise BadInput(f"target span [{span.start}, {span.end}] is not inside "
-                           f"{target.entity} (lines {found.span.start}-{found.span.end})")
 
 
 def _representation(registry, batch: CandidateBatch) -> Representation:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 from pathlib import Path, PurePosixPath
 
 from gen09_core.errors import BadInput, EnvironmentFailure
+from gen09_core.journal import pending, recover
 from gen09_core.models import Rejection, SourceFile
+from gen09_core.text import BOM
 
-BOM = b"\xef\xbb\xbf"
 MAX_FILE_BYTES = 8 * 1024 * 1024
 RESERVED = {".git", ".gen09"}  # git's own folder; gen09's write journal outside git
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -48,25 +48,6 @@ def resolve(root: Path, rel: str) -> Path | Rejection:
     return path
 
 
-def journal_dir(root: Path) -> Path:
-    """The write-journal folder of the repository at ``root`` (``gen09_core.journal``)."""
-    dot_git = root / ".git"
-    if dot_git.is_file():
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            line = dot_git.read_text(encoding="utf-8").split("\n")[0]
-            if line.startswith("gitdir:"):
-                return (root / line[len("gitdir:"):].strip()) / "gen09"
-    return dot_git / "gen09" if dot_git.is_dir() else root / ".gen09"
-
-
-def pending(root: Path) -> bool:
-    """True when an interrupted (or running) ``--write`` left its journal in ``root``."""
-    try:
-        return journal_dir(root).exists()
-    except OSError:
-        return False  # an unreadable repository: reading it fails with its own message
-
-
 class Snapshot:
     """The pre-generation state of the files candidates touch, read once and cached.
     Opening one first completes any interrupted ``--write`` of the repository."""
@@ -77,8 +58,6 @@ class Snapshot:
         self._files: dict[str, SourceFile | Rejection | None] = {}
         self._real: dict[str, str] = {}
         if pending(self._resolved):
-            from gen09_core.journal import recover
-
             recover(self._resolved)
 
     def read(self, rel: str) -> SourceFile | Rejection | None:

@@ -25,7 +25,7 @@ import warnings
 
 from attrs import frozen
 
-from gen09_core.apply import common_ends
+from gen09_core.text import common_ends
 
 _MODULE_GLOBAL = re.compile(r"^global\b", re.M)
 

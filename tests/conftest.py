@@ -1,23 +1,24 @@
 """Shared fixtures. Tests never load plugins installed on the machine: only this
-distribution's own entry points are allowed."""
+distribution's own entry points are allowed (set for the whole session, then restored).
+Shared helpers live in ``tests/helpers.py``."""
 
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from gen09_core.plugins import BUILTIN_PLUGINS, ENV_GENERATOR, ENV_PLUGINS
-
-os.environ[ENV_PLUGINS] = ",".join(BUILTIN_PLUGINS)
-os.environ.pop(ENV_GENERATOR, None)
+from tests.helpers import EXAMPLES
 
 collect_ignore = ["fixtures"]  # the fixture repositories' own suites are gen09's input, not its tests
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples"
+
+@pytest.fixture(scope="session", autouse=True)
+def only_builtin_plugins():
+    """Limit plugin loading to the built-in packs, with no generator forced by the environment."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENV_PLUGINS, ",".join(BUILTIN_PLUGINS))
+        patch.delenv(ENV_GENERATOR, raising=False)
+        yield
 
 
 @pytest.fixture
@@ -36,14 +37,12 @@ def calc_repo(tmp_path):
     return repo
 
 
-def run_gen09(*args, cwd=None, stdin=None):
-    """Run the real ``gen09`` console entry in a subprocess."""
-    return subprocess.run(
-        [sys.executable, "-m", "gen09_core", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, input=stdin, env=os.environ.copy(),
-    )
+@pytest.fixture(scope="session")
+def runner_env(tmp_path_factory):
+    """How to run pytest jobs with this interpreter and gen09's plugin."""
+    import sys
 
+    from gen09_core.testrun.jobs import TestEnv, install_plugin
 
-def tree_bytes(root: Path) -> dict:
-    """Every file under ``root`` with its bytes, to prove nothing changed."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    work = tmp_path_factory.mktemp("env")
+    return TestEnv(sys.executable, str(install_plugin(work / "plugins")))

@@ -14,10 +14,10 @@ from gen09_core.ab import decision, stats
 from gen09_core.ab.arms import Forwarded, select
 from gen09_core.ab.templates import variants
 from gen09_core.ab.validate import Verdict, passed_tests, validate
-from tests.conftest import ROOT, run_gen09, tree_bytes
+from tests.helpers import MUTATE_FIXTURE, run_gen09, tree_bytes
 from tests.openai_server import ChatServer, Reply
 
-FIXTURE = ROOT / "tests" / "fixtures" / "mutate_repo"
+FIXTURE = MUTATE_FIXTURE
 AB_ARGS = ("--k", "3", "--n", "3", "--seed", "5", "--workers", "2", "--tolerant")
 
 
@@ -26,7 +26,7 @@ def mutated(tmp_path_factory):
     base = tmp_path_factory.mktemp("ab")
     repo = base / "shop"
     shutil.copytree(FIXTURE, repo)
-    done = run_gen09("mutate", repo, "--n", "12", "--seed", "3", "--workers", "2", "--out", base / "run")
+    done = run_gen09("mutate", repo, "--max-mutants", "12", "--seed", "3", "--workers", "2", "--out", base / "run")
     assert done.returncode == 0, done.stderr
     return base
 

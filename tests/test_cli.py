@@ -7,7 +7,7 @@ import sys
 import jsonschema
 import pytest
 
-from tests.conftest import EXAMPLES, run_gen09, tree_bytes
+from tests.helpers import EXAMPLES, run_gen09, tree_bytes
 
 CANDIDATES = EXAMPLES / "candidates.json"
 
@@ -218,3 +218,25 @@ def test_a_write_leaves_no_journal_and_a_kill_leaves_one_the_next_command_rolls_
     assert result.stderr.startswith("gen09: completed the rollback of an interrupted --write")
     assert "calc/ops.py: restored" in result.stderr
     assert (calc_repo / "calc/ops.py").read_bytes() == before and not folder.exists()
+
+
+def test_an_error_is_one_line_and_debug_shows_the_traceback_behind_it(tmp_path):
+    missing = tmp_path / "missing.json"
+    plain = run_gen09("apply", missing)
+    assert plain.returncode == 2 and len(plain.stderr.strip().splitlines()) == 1, plain.stderr
+    debug = run_gen09("--debug", "apply", missing)
+    assert debug.returncode == 2 and "Traceback (most recent call last)" in debug.stderr
+    assert debug.stderr.strip().splitlines()[-1] == plain.stderr.strip()
+    assert "--debug" not in run_gen09("--help").stdout
+
+
+def test_mutate_n_is_a_deprecated_alias_of_max_mutants():
+    repo = EXAMPLES / "calc"
+    new = run_gen09("mutate", repo, "--dry-run", "--json", "--max-mutants", "2")
+    old = run_gen09("mutate", repo, "--dry-run", "--json", "--n", "2")
+    assert new.returncode == old.returncode == 0, old.stderr
+    assert old.stdout == new.stdout and len(json.loads(new.stdout)) == 2
+    assert "deprecated" not in new.stderr
+    assert "gen09: warning: mutate --n is deprecated; use --max-mutants" in old.stderr
+    both = run_gen09("mutate", repo, "--dry-run", "--n", "2", "--max-mutants", "3")
+    assert both.returncode == 2 and "--max-mutants" in both.stderr.splitlines()[-1]

@@ -19,12 +19,17 @@ from gen09_core.candidates import parse
 from gen09_core.formats import NotRepresentable
 from gen09_core.formats.emit import emit
 from gen09_core.models import Applied, Candidate, Edit
-from gen09_core.plugins import make_registry
+from gen09_core.plugins import BUILTIN_PLUGINS, make_registry
 from gen09_core.repo import Snapshot
-from tests.conftest import ROOT, run_gen09
+from tests.helpers import ROOT, run_gen09
 
 FORMATS = ("udiff", "apply_patch", "search_replace")
-REGISTRY = make_registry()
+
+
+@functools.cache
+def registry():
+    """The built-in packs only (hypothesis tests cannot take the function-scoped fixture)."""
+    return make_registry(allow=",".join(BUILTIN_PLUGINS))
 
 
 @functools.cache
@@ -67,14 +72,14 @@ def roundtrip(files: dict[str, bytes], candidate: Candidate, fmt: str):
         for rel, data in files.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_bytes(data)
-        first = apply_candidate(REGISTRY, Snapshot(root), candidate, None)
+        first = apply_candidate(registry(), Snapshot(root), candidate, None)
         assert isinstance(first, Applied), first
         try:
             record = emit(first, fmt)
         except NotRepresentable:
             return first, None
         batch = parse({"version": 1, "format": fmt, "candidates": [record]})
-        second = apply_candidate(REGISTRY, Snapshot(root), batch.candidates[0], None)
+        second = apply_candidate(registry(), Snapshot(root), batch.candidates[0], None)
         assert isinstance(second, Applied), (second, record)
         return first, second
 
@@ -169,7 +174,7 @@ def test_a_real_commit_round_trips_through_every_format(fmt, data):
 
 
 def test_gen09_apply_emit_prints_a_batch_that_gen09_apply_takes_back(calc_repo, tmp_path):
-    from tests.conftest import EXAMPLES
+    from tests.helpers import EXAMPLES
 
     for fmt in FORMATS:
         emitted = run_gen09("apply", EXAMPLES / "candidates.json", "--repo", calc_repo, "--emit", fmt)

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.conftest import run_gen09
+from tests.helpers import run_gen09
 from tests.writes import (
     batch,
     expected_new,

@@ -15,7 +15,7 @@ from gen09_core.formats import MalformedPatch, udiff
 from gen09_core.formats import apply_patch as v4a
 from gen09_core.pipeline import run_batch
 from gen09_core.write import write_files
-from tests.conftest import run_gen09
+from tests.helpers import run_gen09
 
 OPS = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
 TWICE = "def f():\n    return 1\n\n\ndef g():\n    return 1\n"

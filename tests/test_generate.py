@@ -18,7 +18,7 @@ from gen09_core.intent import assemble
 from gen09_core.llm import Endpoint
 from gen09_core.models import Representation
 from gen09_core.pipeline import run_batch
-from tests.conftest import EXAMPLES, run_gen09
+from tests.helpers import EXAMPLES, run_gen09
 from tests.openai_server import ChatServer, Reply, candidates_content, completion
 
 UPSTREAM = json.loads((EXAMPLES / "upstream.json").read_text())

@@ -11,7 +11,7 @@ from gen09_core.generate import Settings, generate, make_client, parse_text
 from gen09_core.intent import assemble
 from gen09_core.llm import Endpoint
 from gen09_core.pipeline import run_batch
-from tests.conftest import EXAMPLES, run_gen09
+from tests.helpers import EXAMPLES, run_gen09
 from tests.openai_server import ChatServer, Reply, completion
 
 UPSTREAM = json.loads((EXAMPLES / "upstream.json").read_text())

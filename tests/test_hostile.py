@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.conftest import EXAMPLES, run_gen09, tree_bytes
+from tests.helpers import EXAMPLES, run_gen09, tree_bytes
 
 CANDIDATES = EXAMPLES / "candidates.json"
 FIX = {"edits": [{"file": "calc/ops.py", "search": "return a - b", "replace": "return a + b"}]}

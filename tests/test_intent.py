@@ -14,7 +14,7 @@ from gen09_core.intent import (
     assemble,
     load_upstream,
 )
-from tests.conftest import EXAMPLES, run_gen09
+from tests.helpers import EXAMPLES, run_gen09
 
 UPSTREAM = json.loads((EXAMPLES / "upstream.json").read_text())
 LOC = UPSTREAM["localization"]

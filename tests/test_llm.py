@@ -9,7 +9,7 @@ import pytest
 from gen09_core import llm
 from gen09_core.errors import BadInput, EnvironmentFailure
 from gen09_core.generators.openai_chat import OpenAIChatGenerator
-from tests.conftest import EXAMPLES, run_gen09
+from tests.helpers import EXAMPLES, run_gen09
 from tests.openai_server import ChatServer, Reply, candidates_content, completion
 
 BODY = {"model": "test-model", "messages": [{"role": "user", "content": "hi"}], "temperature": 0.8,

@@ -15,7 +15,7 @@ from mcp.client.stdio import StdioServerParameters
 from gen09_core.candidates import SCHEMA
 from gen09_core.mcp_server import build_server
 from gen09_core.mcp_tools import input_schemas
-from tests.conftest import EXAMPLES, run_gen09, tree_bytes
+from tests.helpers import EXAMPLES, run_gen09, tree_bytes
 
 UDIFF = {"version": 1, "format": "udiff", "candidates": [
     {"id": "u1", "patch": "--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ @@\n-def add(a, b):\n+def add(a, b):  # sum\n"},

@@ -24,7 +24,7 @@ from gen09_core.generators.openai_chat import OpenAIChatGenerator
 from gen09_core.intent import assemble
 from gen09_core.pipeline import run_batch
 from gen09_core.plugins import make_registry
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from tests.openai_server import ChatServer, Reply, completion
 
 BODY = {"model": "test-model", "messages": [{"role": "user", "content": "x"}]}

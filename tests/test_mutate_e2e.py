@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_gen09
+from tests.helpers import MUTATE_FIXTURE, ROOT, run_gen09
 
-FIXTURE = ROOT / "tests" / "fixtures" / "mutate_repo"
+FIXTURE = MUTATE_FIXTURE
 FLAKY = "tests/check_flaky.py::test_sometimes"
-ARGS = ("--n", "8", "--seed", "3", "--workers", "2")
+ARGS = ("--max-mutants", "8", "--seed", "3", "--workers", "2")
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,8 @@ def test_flaky_test_is_excluded(runs):
 
 
 def test_uncovered_mutants_are_rejected_without_running(runs):
-    from gen09_core.mutate.validate import Baseline, select_tests
+    from gen09_core.mutate.baseline import Baseline
+    from gen09_core.mutate.validate import select_tests
 
     out = runs["base"] / "run1"
     data = json.loads((out / "baseline.json").read_text())
@@ -204,7 +205,7 @@ def test_toml_config_with_unknown_table_is_rejected(tmp_path):
 
 
 def test_other_configuration_into_same_folder_is_refused(runs):
-    done = run_gen09("mutate", runs["repo"], "--n", "8", "--seed", "4", "--out", runs["base"] / "run1")
+    done = run_gen09("mutate", runs["repo"], "--max-mutants", "8", "--seed", "4", "--out", runs["base"] / "run1")
     assert done.returncode == 2
     assert "different configuration" in done.stderr
 

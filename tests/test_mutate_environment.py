@@ -13,7 +13,7 @@ import tomllib
 import pytest
 
 from gen09_core.testrun.venv import LOCK_NAME, Lock
-from tests.conftest import ROOT, run_gen09
+from tests.helpers import ROOT, run_gen09
 
 REALISTIC = ROOT / "tests" / "fixtures" / "realistic_repo"
 
@@ -23,7 +23,7 @@ def realistic(tmp_path_factory):
     base = tmp_path_factory.mktemp("realistic")
     repo = base / "tally"
     shutil.copytree(REALISTIC, repo)
-    done = run_gen09("mutate", repo, "--n", "6", "--seed", "1", "--out", base / "run", "--json")
+    done = run_gen09("mutate", repo, "--max-mutants", "6", "--seed", "1", "--out", base / "run", "--json")
     return {"repo": repo, "out": base / "run", "done": done}
 
 
@@ -142,7 +142,7 @@ def test_a_real_sdist_with_no_configuration(tmp_path):
     with tarfile.open(next(tmp_path.glob("humanize-*.tar.gz"))) as archive:
         archive.extractall(tmp_path, filter="data")
     repo = tmp_path / "humanize-4.12.3"
-    done = run_gen09("mutate", repo, "--n", "3", "--seed", "0", "--out", tmp_path / "run", "--json")
+    done = run_gen09("mutate", repo, "--max-mutants", "3", "--seed", "0", "--out", tmp_path / "run", "--json")
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout)
     assert summary["exported"] >= 1 and summary["baseline"]["stable"] > 100
@@ -154,8 +154,8 @@ def test_mutate_first_completes_an_interrupted_write_of_the_source(tmp_path, reg
     """A ``gen09 apply --write`` killed mid-way leaves a journal; ``gen09 mutate`` on that
     repository rolls it back before it reads a single file."""
     from gen09_core.candidates import parse
+    from gen09_core.journal import journal_dir
     from gen09_core.pipeline import run_batch
-    from gen09_core.repo import journal_dir
     from gen09_core.write import write_files
     from tests.test_write import _crash_at
     from tests.writes import batch, expected_new, make_repo, targets_state

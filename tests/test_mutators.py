@@ -8,7 +8,7 @@ import pytest
 from gen09_core.models import Entity, Span
 from gen09_python import pack
 from gen09_python.mutators import MUTATORS, by_name
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 def _entity(text, name):

@@ -235,7 +235,8 @@ def test_every_consumer_reads_the_same_outcomes(tmp_path_factory, runs, extra):
     """mutate's judge, the bundle's grader (the shipped script, run standalone) and ab's
     verdict agree on any record: a task resolves exactly when every expected id passed."""
     from gen09_core.ab.validate import passed_tests
-    from gen09_core.mutate.validate import derive_baseline, judge
+    from gen09_core.mutate.baseline import derive_baseline
+    from gen09_core.mutate.validate import judge
 
     folder = tmp_path_factory.mktemp("prop")
     lines = [json.dumps({"kind": "phase", "id": test_id, "when": when, "outcome": outcome,

@@ -7,7 +7,7 @@ from gen09_core import hookimpl
 from gen09_core.errors import PluginError
 from gen09_core.models import Language
 from gen09_core.plugins import make_registry
-from tests.conftest import ROOT, run_gen09
+from tests.helpers import ROOT, run_gen09
 
 
 def pack(name, *languages):
@@ -155,3 +155,49 @@ def test_every_hook_has_a_typed_registry_method():
         method = methods.get(hook, hook.removeprefix("gen09_"))
         assert callable(getattr(Registry, method, None)), hook
         assert hook in (inspect.getdoc(getattr(Registry, method)) or "") or hook == "gen09_languages", hook
+
+
+def _imports() -> dict[str, set[str]]:
+    """gen09's own modules and the gen09 modules each imports (anywhere in the file)."""
+    import ast
+
+    files = {}
+    for package in ("gen09_core", "gen09_python", "gen09_treesitter"):
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {}
+    for module, path in files.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module)
+                found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        graph[module] = {m for m in found if m in files and m != module and not module.startswith(m + ".")}
+    return graph
+
+
+def test_no_import_cycle():
+    graph = _imports()
+    done: set[str] = set()
+
+    def visit(module, path):
+        assert module not in path, " -> ".join([*path[path.index(module):], module])
+        if module not in done:
+            for imported in sorted(graph[module]):
+                visit(imported, [*path, module])
+            done.add(module)
+
+    for module in sorted(graph):
+        visit(module, [])
+
+
+def test_language_packs_depend_only_on_the_plugin_interface_and_neutral_modules():
+    allowed = {"gen09_core", "gen09_core.models", "gen09_core.errors", "gen09_core.interfaces",
+               "gen09_core.hookspecs", "gen09_core.text", "gen09_core.hashing", "gen09_core.totals"}
+    used = {(module, imported) for module, imports in _imports().items()
+            if module.startswith(("gen09_python", "gen09_treesitter"))
+            for imported in imports if imported.startswith("gen09_core")}
+    assert {(m, i) for m, i in used if i not in allowed} == set()

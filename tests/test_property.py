@@ -1,6 +1,7 @@
 """Over random files and random edits: bytes outside the replaced region never change, and
 the repository on disk is never modified without --write."""
 
+import functools
 import tempfile
 from pathlib import Path
 
@@ -11,7 +12,11 @@ from gen09_core.candidates import parse
 from gen09_core.pipeline import run_batch
 from gen09_core.plugins import make_registry
 
-REGISTRY = make_registry()
+
+@functools.cache
+def _registry():
+    """The built-in registry, built on first use (after the session fixture limited plugins)."""
+    return make_registry()
 
 LINES = st.lists(st.text(alphabet="ab \t#é(", max_size=8), min_size=1, max_size=12)
 
@@ -42,7 +47,7 @@ def test_edits_touch_only_their_region_and_never_the_disk(case):
         path.write_bytes(raw)
         batch = parse({"version": 1, "candidates": [
             {"id": "c", "edits": [{"file": "f.txt", "search": search, "replace": replace}]}]})
-        outcome = run_batch(batch, tmp, REGISTRY).outcomes[0]
+        outcome = run_batch(batch, tmp, _registry()).outcomes[0]
         assert path.read_bytes() == raw
         assert [p.name for p in Path(tmp).iterdir()] == ["f.txt"]
     if "\r\n" in text and "\r" not in search:  # LF-written edits adapt to a CRLF file
@@ -76,7 +81,7 @@ def test_the_reported_diff_applies_with_git(lines, data):
         Path(tmp, "f.txt").write_text(text)
         batch = parse({"version": 1, "candidates": [
             {"id": "c", "edits": [{"file": "f.txt", "search": search, "replace": replace}]}]})
-        outcome = run_batch(batch, tmp, REGISTRY).outcomes[0]
+        outcome = run_batch(batch, tmp, _registry()).outcomes[0]
         if outcome.status != "valid":
             return
         done = subprocess.run(["git", "apply", "--unidiff-zero", "-"], input=outcome.diff, text=True,
@@ -122,7 +127,7 @@ def test_every_valid_diff_applies_with_git_apply_and_patch(case):
         repo.mkdir()
         (repo / "f.txt").write_bytes(raw)
         batch = parse({"version": 1, "candidates": [{"id": "c", "edits": [edit]}]})
-        outcome = run_batch(batch, repo, REGISTRY).outcomes[0]
+        outcome = run_batch(batch, repo, _registry()).outcomes[0]
         if outcome.status != "valid":
             return
         changed = outcome.applied.files[0]

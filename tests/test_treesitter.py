@@ -16,8 +16,7 @@ from gen09_core.pipeline import run_batch
 from gen09_core.plugins import make_registry
 from gen09_treesitter import LanguageSpec, TreeSitterPack, engine
 from gen09_treesitter.languages import LANGUAGES
-
-from .conftest import run_gen09
+from tests.helpers import run_gen09
 
 FIXTURES = Path(__file__).parent / "fixtures" / "treesitter"
 

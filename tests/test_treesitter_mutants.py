@@ -23,8 +23,7 @@ from gen09_core.mutate.mutants import generate, known_modifiers, mutators_by_lan
 from gen09_core.pipeline import unified_diff
 from gen09_treesitter.mutators import for_grammar
 from gen09_treesitter.pack import PACK
-
-from .conftest import run_gen09
+from tests.helpers import run_gen09
 
 REAL = Path(__file__).parent / "fixtures" / "real"
 LANGUAGES = ("c", "cpp", "go", "java", "javascript", "ruby", "rust", "tsx", "typescript")
@@ -147,7 +146,7 @@ def test_the_registry_lists_mutators_for_every_language_with_a_dialect(registry)
 
 @pytest.fixture(scope="module")
 def dry_run_output():
-    done = run_gen09("mutate", REAL, "--dry-run", "--json", "--n", "150", "--seed", "2")
+    done = run_gen09("mutate", REAL, "--dry-run", "--json", "--max-mutants", "150", "--seed", "2")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -172,7 +171,7 @@ def test_dry_run_diffs_apply_with_git_and_revert_to_the_original_bytes(dry_run_o
 
 def test_dry_run_is_plain_text_without_json_and_out_is_required_otherwise(tmp_path):
     shutil.copytree(REAL / "ruby", tmp_path / "r")
-    done = run_gen09("mutate", tmp_path / "r", "--dry-run", "--n", "5")
+    done = run_gen09("mutate", tmp_path / "r", "--dry-run", "--max-mutants", "5")
     assert done.returncode == 0 and "5 gated mutant(s)" in done.stdout and "nothing was run" in done.stdout
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -189,3 +189,63 @@ def test_warm_and_fresh_runners_accept_identical_tasks_on_a_real_suite(tmp_path)
     assert tasks["warm"] and tasks["warm"] == tasks["fresh"]
     assert summaries["warm"]["runs_by_runner"].get("warm", 0) > 0
     assert set(summaries["fresh"]["runs_by_runner"]) == {"fresh"}
+
+
+FACTORY = '''
+def cached(store):
+    def decorator(fn):
+        def wrapper(x):
+            if x in store:
+                return store[x]
+            store[x] = fn(x)
+            return store[x]
+        return wrapper
+    return decorator
+
+
+def double(x):
+    return x * 2
+'''
+
+FACTORY_TESTS = '''
+import lib
+
+
+@lib.cached({})
+def square(x):
+    return x * x
+
+
+def test_square():
+    assert square(3) == 9 and square(3) == 9
+
+
+def test_double():
+    assert lib.double(2) == 4
+'''
+
+
+def test_code_that_ran_at_import_time_runs_fresh(tmp_path):
+    """A decorator factory ran when the test module was imported: the closures it made hold
+    the old code, so a mutation inside it must run in a fresh process (cachetools'
+    ``cachedmethod`` is such a case); a function first called by a test still runs warm."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "lib.py").write_text(FACTORY)
+    (repo / "tests" / "test_it.py").write_text(FACTORY_TESTS)
+    env = TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)))
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    ids = ("tests/test_it.py::test_double", "tests/test_it.py::test_square")
+    try:
+        for name, text in {"factory": FACTORY.replace("if x in store:", "if x not in store:"),
+                           "plain": FACTORY.replace("return x * 2", "return x * 3")}.items():
+            job = TestJob(name, str(repo), str(tmp_path / "jobs"), {"lib.py": text}, ids)
+            warm, fresh = runner(job), run_job(env, job)
+            assert warm.outcomes == fresh.outcomes, name
+            if name == "factory":
+                assert fresh.outcomes["tests/test_it.py::test_square"] == "failed"
+                assert "cached ran at import or collection time" in warm.runner, warm.runner
+            else:
+                assert warm.runner == "warm" and fresh.outcomes["tests/test_it.py::test_double"] == "failed"
+    finally:
+        runner.close()

@@ -41,11 +41,13 @@ def arms(n: int, tolerant: bool = False, formats: tuple[str, ...] = ()) -> list[
     ]
     if tolerant:
         out.append(evolve(candidate, name="tolerant", tolerant=True, removes=None))
-    if formats:
-        from gen09_core.ab.formats import format_arms
-
-        out += format_arms(candidate, formats)
+    out += [evolve(candidate, name=format_arm(fmt), format=fmt, removes=None) for fmt in formats]
     return out
+
+
+def format_arm(fmt: str) -> str:
+    """The name of the candidate arm whose format is fixed to ``fmt``."""
+    return f"format:{fmt}"
 
 
 @frozen

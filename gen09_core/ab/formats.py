@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from attrs import evolve
-
-from gen09_core.ab.arms import Arm
+from gen09_core.ab.arms import format_arm as arm_name
 from gen09_core.errors import BadInput
 
 FORMATS = ("search_replace", "udiff", "apply_patch", "whole_file")
@@ -30,16 +28,6 @@ def parse_formats(text: str | None) -> tuple[str, ...]:
     if len(set(chosen)) != len(chosen):
         raise BadInput("--formats: a format is named twice")
     return chosen
-
-
-def arm_name(fmt: str) -> str:
-    """The name of the arm that measures ``fmt``."""
-    return f"format:{fmt}"
-
-
-def format_arms(candidate: Arm, formats: tuple[str, ...]) -> list[Arm]:
-    """The candidate arm with its format fixed, once per format."""
-    return [evolve(candidate, name=arm_name(fmt), format=fmt, removes=None) for fmt in formats]
 
 
 def compare(per_arm: dict, formats: tuple[str, ...]) -> dict:
@@ -77,10 +65,11 @@ def planted(task, fmt: str) -> list[dict]:
     ]
 
 
-def probe(tasks, registry, formats: tuple[str, ...], tree_digest) -> dict:
+def probe(tasks, registry, formats: tuple[str, ...]) -> dict:
     """Run each patch format's planted candidates through the pipeline on every task;
     per format and kind: how many were rejected and why, and whether any repository changed."""
     from gen09_core.candidates import parse
+    from gen09_core.hashing import sha256_tree as tree_digest
     from gen09_core.pipeline import run_batch
 
     out = {}
@@ -100,26 +89,3 @@ def probe(tasks, registry, formats: tuple[str, ...], tree_digest) -> dict:
                     "all_rejected": all(r[1] == "rejected" for r in rows),
                     "repositories_corrupted": corrupted}
     return out
-
-
-def markdown_lines(section: dict, probed: dict) -> list[str]:
-    """The report's "Edit formats" table and each patch format's probe rows."""
-    from gen09_core.ab.report import _pct
-
-    lines = ["## Edit formats", "", "One candidate arm per format, on the identical sample.", "",
-             "| format | edit-success | 95% CI | resolve (selected@1) | 95% CI | generated | regenerate |",
-             "|---|---|---|---|---|---|---|"]
-    for fmt, row in section.items():
-        ci = row["edit_success_ci95"] or [None, None]
-        rci = row["resolve_ci95"]
-        lines.append(f"| {fmt} | {_pct(row['edit_success'])} | {_pct(ci[0])}–{_pct(ci[1])} | "
-                     f"{_pct(row['resolve'])} ({row['resolved']}/{row['tasks']}) | "
-                     f"{_pct(rci[0])}–{_pct(rci[1])} | {row['generated']} | {row['regenerate']} |")
-    for fmt, result in probed.items():
-        lines += ["", f"Planted malformed {fmt} candidates (repositories corrupted: "
-                      f"{result['repositories_corrupted']}):", "",
-                  "| planted | rejected | reasons |", "|---|---|---|"]
-        for kind, row in result["planted"].items():
-            lines.append(f"| {kind} | {row['rejected']}/{row['planted']} | "
-                         f"{', '.join(f'{k}: {v}' for k, v in row['reasons'].items())} |")
-    return lines + [""]

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from gen09_core.ab.arms import TaskResult
 from gen09_core.ab.stats import paired_bootstrap, wilson
+from gen09_core.totals import known_total
 
 
 def arm_metrics(results: list[TaskResult], n: int) -> dict:
     """Resolve (selected@1) and pass@N with Wilson intervals, edit-success (applied and
-    parsed / generated), mean deduplicated set size, tokens, cost and tokens per resolved. A total over calls
-    with an unknown part is unknown (None), never a partial sum."""
+    parsed / generated), mean deduplicated set size, tokens, cost and tokens per resolved. A total
+    over calls with an unknown part is unknown (None), never a partial sum."""
     k = len(results)
     resolved = sum(r.resolved for r in results)
     any_resolved = sum(r.any_resolved for r in results)
     generated = sum(r.generated for r in results)
     parsed = sum(r.applied_and_parsed for r in results)
-    tokens = _total([(r.prompt_tokens, r.completion_tokens) for r in results])
-    costs = [r.cost_usd for r in results]
-    cost = None if any(c is None for c in costs) else round(sum(costs), 8)
+    tokens = known_total(v for r in results for v in (r.prompt_tokens, r.completion_tokens))
+    cost = known_total(r.cost_usd for r in results)
+    cost = None if cost is None else round(cost, 8)
     return {
         "tasks": k,
         "n": n,
@@ -43,8 +44,3 @@ def paired(candidate: list[TaskResult], baseline: list[TaskResult], seed: int) -
     a = [float(r.resolved) for r in candidate]
     b = [float(by_task[r.task].resolved) for r in candidate]
     return paired_bootstrap(a, b, seed)
-
-
-def _total(pairs) -> int | None:
-    flat = [v for pair in pairs for v in pair]
-    return None if any(v is None for v in flat) else sum(flat)

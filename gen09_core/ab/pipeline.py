@@ -103,7 +103,7 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
                                            for f in r.forwarded)),
     }
     if formats:
-        body["probe"]["formats"] = ab_formats.probe(sample, registry, formats, probe.tree_digest)
+        body["probe"]["formats"] = ab_formats.probe(sample, registry, formats)
     paths = report.write(Path(out), body)
     return {"label": label, "tasks": len(sample), "verdict": body["decision"]["verdict"],
             "resolve": {name: m["resolve"] for name, m in per_arm.items()}, "files": paths}

@@ -4,12 +4,11 @@ byte-identical afterwards."""
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
-from pathlib import Path
 
 from gen09_core.ab.tasks import Task
 from gen09_core.candidates import parse
+from gen09_core.hashing import sha256_tree
 
 PLANTED = ("missing_search", "non_unique_match", "off_by_one_context", "truncated_whole_file")
 
@@ -39,11 +38,11 @@ def probe(tasks: list[Task], registry, results: dict) -> dict:
 
     rows, corrupted = [], 0
     for task in tasks:
-        before = _tree_digest(task.repo)
+        before = sha256_tree(task.repo)
         batch = parse({"version": 1, "target": {"file": task.file, "span": task.span.as_list()},
                        "candidates": planted(task)}, f"probe {task.id}")
         report = run_batch(batch, task.repo, registry)
-        changed = _tree_digest(task.repo) != before
+        changed = sha256_tree(task.repo) != before
         corrupted += changed
         for outcome in report.outcomes:
             rows.append({"task": task.id, "kind": outcome.id, "status": outcome.status,
@@ -70,15 +69,3 @@ def _apply_rate(results: dict, fmt: str) -> float | None:
     rows = [r for arm in ("candidate", "whole_file") for r in results.get(arm, []) if r.format == fmt]
     generated = sum(r.generated for r in rows)
     return sum(r.applied_and_parsed for r in rows) / generated if generated else None
-
-
-def tree_digest(root: Path) -> str:
-    """A digest of every file's path and bytes under ``root``."""
-    return _tree_digest(root)
-
-
-def _tree_digest(root: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(p for p in Path(root).rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()

@@ -4,7 +4,7 @@ apply + gate + dedup, validate each distinct candidate once, then score."""
 from __future__ import annotations
 
 import hashlib
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from attrs import evolve
 
@@ -19,6 +19,7 @@ from gen09_core.ab.arms import (
 from gen09_core.ab.tasks import Task
 from gen09_core.ab.validate import validate
 from gen09_core.errors import BadInput
+from gen09_core.mutate.executor import LocalExecutor
 
 
 def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, runners: dict, timeout: float,
@@ -57,24 +58,28 @@ def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, runners: 
     by_task: dict[str, dict] = {}
     for key, job in jobs.items():
         by_task.setdefault(key[0], {})[key] = job
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for task_jobs in by_task.values():  # a task's warm workers end before the next task's start
-            task = next(iter(task_jobs.values()))[0]
-            runner = runners[task.id]
-            warm = warm_runner(runner, scratch)
-            try:
-                futures = {key: pool.submit(validate, task, runner, applied.files, timeout, warm=warm)
-                           for key, (_, applied) in task_jobs.items()}
-                for key, future in futures.items():
-                    verdicts[key] = future.result()
-                    tell("validate", len(verdicts), len(jobs))
-            finally:
-                if warm is not None:
-                    warm.close()
+    for task_jobs in by_task.values():  # a task's warm workers end before the next task's start
+        task = next(iter(task_jobs.values()))[0]
+        runner = runners[task.id]
+        warm = warm_runner(runner, scratch)
+        try:
+            validated = LocalExecutor(workers).run(partial(_validate_one, task, runner, timeout, warm),
+                                                   task_jobs.items())
+            for key, verdict in validated:
+                verdicts[key] = verdict
+                tell("validate", len(verdicts), len(jobs))
+        finally:
+            if warm is not None:
+                warm.close()
     results: dict[str, list[TaskResult]] = {arm.name: [] for arm in arm_list}
     for task, arm, gen, report in generated:
         results[arm.name].append(_score(task, arm, gen, report, verdicts))
     return results
+
+
+def _validate_one(task, runner, timeout, warm, item):
+    key, (_, applied) = item
+    return key, validate(task, runner, applied.files, timeout, warm=warm)
 
 
 def warm_runner(runner, scratch):

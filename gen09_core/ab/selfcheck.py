@@ -11,7 +11,6 @@ failure and is reported as one, never as "not resolved".
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from attrs import frozen
@@ -19,6 +18,7 @@ from attrs import frozen
 from gen09_core.ab.tasks import Task
 from gen09_core.ab.validate import Runner, Verdict, prepare_runner, validate
 from gen09_core.errors import BadInput, EnvironmentFailure
+from gen09_core.mutate.executor import LocalExecutor
 
 MAX_FAILING = 0.10  # more than this share of failing self-checks: no numbers are reported
 TIMEOUT_FLOOR = 10.0  # a candidate's run may take this long beyond ...
@@ -86,11 +86,10 @@ def self_check(tasks: list[Task], python: str | None, work: Path, timeout: float
     runners of the tasks that passed."""
     tell = progress or (lambda *args: None)
     results: dict[str, tuple] = {}
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {t.id: pool.submit(check_task, t, python, work, timeout) for t in tasks}
-        for number, (task_id, future) in enumerate(futures.items(), 1):
-            results[task_id] = future.result()
-            tell("self-check", number, len(futures))
+    checked = LocalExecutor(workers).run(lambda t: (t.id, check_task(t, python, work, timeout)), tasks)
+    for number, (task_id, result) in enumerate(checked, 1):
+        results[task_id] = result
+        tell("self-check", number, len(tasks))
     checks = [results[t.id][0] for t in tasks]
     runners = {t.id: results[t.id][1] for t in tasks if results[t.id][0].status == "ok"}
     return checks, runners

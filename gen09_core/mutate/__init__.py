@@ -1,19 +1,26 @@
-"""``repo_mutate``: verified bug-fix tasks from a healthy repository (RFC 0012).
+"""``repo_mutate``: verified bug-fix tasks from a healthy repository.
 
-The pipeline, stage by stage (one module each):
+The pipeline shell and its parts (one module each):
 
-- ``config``    typed configuration (``pipeline.name = "repo_mutate"``, ``pipeline.recipe``),
-                strict: unknown keys are an error; the resolved form is written to the run
-                folder before any work starts.
-- ``recipes``   recipes arrive through the ``gen09_recipes`` hook; ``swe_smith`` is built in.
-- ``profiles``  how to install a repository, run its tests and read per-test outcomes
-                (built-in ``python-pytest``; custom profiles from the configuration file).
-- ``executor``  where test jobs run (a local pool by default; the interface admits others).
-- ``validate``  pristine baseline twice (flaky tests excluded), per-test coverage, mutant
-                runs on the covering tests only, confirmation with the full F2P + P2P set.
-- ``issue``     the deterministic, symptom-based issue writer.
-- ``bundle``    Harbor bundle export, ``instances.jsonl`` and the anti-contamination scan.
-- ``verify``    ``gen09 verify``: nop must score 0, the oracle 1, without Docker.
-- ``receipts``  typed progress events and artifact-bound receipts (JSONL), failure classes.
-- ``cli``       the ``gen09 mutate`` and ``gen09 verify`` commands.
+- ``config``      typed configuration (``pipeline.name = "repo_mutate"``, ``pipeline.recipe``),
+                  strict: unknown keys are an error; the resolved form is written to the run
+                  folder before any work starts. Its ``CONVERTER`` (un)structures all of
+                  mutate's data.
+- ``pipeline``    configuration → checks → the chosen recipe's ``run``.
+- ``recipes``     recipes arrive through the ``gen09_recipes`` hook; ``swe_smith`` is built in
+                  and orchestrates the stages below.
+- ``profiles``    how to install a repository and run its tests (built-in ``python-pytest``;
+                  custom profiles from the configuration file).
+- ``executor``    where test jobs run (a local pool by default; the interface admits others).
+- ``workspace``   the folders of a run and its test runners (fresh or warm).
+
+The stages, in order: ``source`` (the pristine copy), ``environment`` (venv + lock),
+``baseline`` (the pristine suite twice, flaky tests out, per-test coverage), ``mutants``
+(generation through apply + gate), ``validate`` (covering tests only), ``confirm`` (the full
+F2P + P2P set), ``export`` (``issue``, ``bundle``, ``leaks``: the issue, the Harbor bundle,
+the anti-contamination scan), ``summary``.
+
+Around them: ``records`` (each mutant's verdicts, ``instances.jsonl``), ``receipts`` (typed
+progress events and artifact-bound receipts, failure classes), ``dryrun`` (``--dry-run``),
+``verify`` (``gen09 verify``: nop must score 0, the oracle 1, without Docker).
 """

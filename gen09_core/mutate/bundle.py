@@ -1,4 +1,4 @@
-"""Harbor bundle export, ``instances.jsonl`` and the anti-contamination scan.
+"""Harbor bundle export (the leak scan is ``leaks``, the digests ``gen09_core.hashing``).
 
 One folder per task::
 
@@ -32,18 +32,12 @@ from pathlib import Path, PurePosixPath
 
 from attrs import frozen
 
-from gen09_core.mutate.receipts import sha256_bytes, sha256_file, sha256_tree
+from gen09_core.hashing import sha256_bytes, sha256_file, sha256_tree, tree_hash
+from gen09_core.mutate.leaks import is_credential, scan_snapshot
+from gen09_core.mutate.records import Instance
 from gen09_core.testrun.jobs import TestEnv, install_plugin
 from gen09_core.testrun.venv import LOCK_NAME, Lock
 
-CREDENTIAL_NAMES = re.compile(
-    r"^(\.env(\..*)?|\.netrc|\.pypirc|\.npmrc|\.git-credentials|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|"
-    r".*\.(pem|key|p12|pfx|keystore)|credentials(\.json)?|secrets?\.(json|ya?ml|toml))$")
-CREDENTIAL_TEXT = re.compile(
-    r"AKIA[0-9A-Z]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----|gh[pousr]_[A-Za-z0-9]{36}|"
-    r"xox[abpr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9]{32,}")
-TRACE_SUFFIXES = (".pyc", ".pyo", ".orig", ".rej", ".bak", ".swp", ".swo", "~")
-TRACE_DIRS = {".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 CONFIG_FILES = ("pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py")
 
 
@@ -88,13 +82,6 @@ class BundleSettings:
     adaptations: tuple[str, ...]
 
 
-def is_credential(rel: str, data: bytes) -> bool:
-    """True when a file looks like a credential by its name or its content."""
-    if CREDENTIAL_NAMES.match(PurePosixPath(rel).name):
-        return True
-    return bool(CREDENTIAL_TEXT.search(data.decode("utf-8", "replace")))
-
-
 def hidden_test_files(spec: TaskSpec, files: list[str]) -> list[str]:
     """Files the verifier restores: every file holding an F2P or P2P test, every
     ``conftest.py`` and the root test-configuration files."""
@@ -105,42 +92,6 @@ def hidden_test_files(spec: TaskSpec, files: list[str]) -> list[str]:
         if rel in wanted or name == "conftest.py" or (rel in CONFIG_FILES and "/" not in rel):
             out.append(rel)
     return sorted(out)
-
-
-def scan_snapshot(root: Path, pristine: dict[str, str], blocks: list[str], hidden: list[str]) -> list[str]:
-    """Leaks in a learner snapshot: VCS folders, caches and backup files, F2P test files,
-    any file equal to a pristine changed file, any pristine entity block, credentials."""
-    problems = []
-    root = Path(root)
-    pristine_bytes = {text.encode("utf-8") for text in pristine.values()}
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if set(PurePosixPath(rel).parts) & TRACE_DIRS:
-            problems.append(f"{rel}: VCS or cache folder")
-            continue
-        if not path.is_file():
-            continue
-        if rel.endswith(TRACE_SUFFIXES):
-            problems.append(f"{rel}: backup or compiled file")
-        if rel in hidden:
-            problems.append(f"{rel}: hidden test file")
-        data = path.read_bytes()
-        if data in pristine_bytes:
-            problems.append(f"{rel}: identical to the pristine source")
-        text = data.decode("utf-8", "replace")
-        for block in blocks:
-            if block and block in text:
-                problems.append(f"{rel}: contains the pristine code")
-                break
-        if is_credential(rel, data):
-            problems.append(f"{rel}: credential")
-    return problems
-
-
-def entity_block(text: str, span: tuple[int, int]) -> str:
-    """The source lines of an entity (for the pristine-trace scan)."""
-    lines = text.splitlines(keepends=True)
-    return "".join(lines[span[0] - 1:span[1]])
 
 
 def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: list[str],
@@ -210,12 +161,8 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
 def task_hash(bundle: Path, toml_without_hash: str) -> str:
     """The hash of the complete task: every file but ``task.toml`` (path + bytes), plus
     ``task.toml`` as rendered with an empty ``task_hash``."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in Path(bundle).rglob("*") if p.is_file()):
-        rel = path.relative_to(bundle).as_posix()
-        if rel == "task.toml":
-            continue
-        digest.update(rel.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    files = [p.relative_to(bundle).as_posix() for p in Path(bundle).rglob("*") if p.is_file()]
+    digest = tree_hash(bundle, [rel for rel in files if rel != "task.toml"])
     digest.update(b"task.toml\0" + hashlib.sha256(toml_without_hash.encode("utf-8")).digest())
     return "sha256:" + digest.hexdigest()
 
@@ -369,19 +316,8 @@ cat "$LOG_DIR/reward.txt"
 """
 
 
-def instance_record(spec: TaskSpec, s: BundleSettings, image_name: str) -> dict:
-    """One ``instances.jsonl`` line with SWE-smith/SWE-bench fields. As in SWE-smith,
-    ``patch`` is the bug-introducing diff (pristine → mutant); the fix is its reverse."""
-    return {
-        "instance_id": spec.instance_id,
-        "repo": s.source_name,
-        "base_commit": s.revision,
-        "patch": spec.diff,
-        "FAIL_TO_PASS": sorted(spec.fail_to_pass),
-        "PASS_TO_PASS": sorted(spec.pass_to_pass),
-        "problem_statement": spec.issue,
-        "image_name": image_name,
-        "strategy": f"procedural/{spec.modifier}",
-        "entity": f"{spec.path}::{spec.entity}",
-        "task": f"tasks/{spec.task_id}",
-    }
+def instance_record(spec: TaskSpec, s: BundleSettings, image_name: str) -> Instance:
+    """The ``instances.jsonl`` line of one exported task."""
+    return Instance(spec.instance_id, s.source_name, s.revision, spec.diff, sorted(spec.fail_to_pass),
+                    sorted(spec.pass_to_pass), spec.issue, image_name, f"procedural/{spec.modifier}",
+                    f"{spec.path}::{spec.entity}", f"tasks/{spec.task_id}")

@@ -19,7 +19,6 @@ work starts; re-running into the same folder must resolve to the same configurat
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import tomllib
@@ -29,6 +28,7 @@ import cattrs
 from attrs import evolve, field, frozen
 
 from gen09_core.errors import BadInput
+from gen09_core.hashing import tree_hash
 
 PIPELINE = "repo_mutate"
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv", ".mypy_cache",
@@ -122,6 +122,7 @@ class MutateConfig:
 
 
 CONVERTER = cattrs.Converter(forbid_extra_keys=True)
+"""The one converter of mutate's data: the configuration, the baseline, the run records."""
 
 
 def structure(data: dict, where: str = "config") -> MutateConfig:
@@ -252,11 +253,7 @@ def source_files(repo: Path):
 
 def tree_digest(repo: Path) -> str:
     """Hex SHA-256 over the repository's source files (paths and bytes)."""
-    digest = hashlib.sha256()
-    for rel in source_files(repo):
-        digest.update(rel.encode() + b"\0")
-        digest.update(hashlib.sha256((repo / rel).read_bytes()).digest())
-    return digest.hexdigest()
+    return tree_hash(repo, source_files(repo)).hexdigest()
 
 
 def to_json(config: MutateConfig, detected: dict | None = None) -> str:

@@ -43,6 +43,7 @@ def prepare(profile: Profile, recipe: PythonRecipe, work: Path, pristine: Path) 
     if not profile.venv:
         python, venv_dir = sys.executable, None
         lock = capture(python, recipe, profile.plugins)
+        record.write_text(json.dumps({"lock": lock.render()}, indent=1) + "\n", encoding="utf-8")
     else:
         python, venv_dir = str(venv / "bin" / "python"), str(venv)
         if (venv / READY).exists() and record.exists():
@@ -55,3 +56,26 @@ def prepare(profile: Profile, recipe: PythonRecipe, work: Path, pristine: Path) 
                        lock.plugins, profile.pytest_args, recipe.addopts, profile.test_paths,
                        dict(profile.env))
     return Environment(test_env, lock, recipe)
+
+
+def environment_stage(ctx, work) -> Environment:
+    """Prepare the environment of ``work.pristine`` for ``ctx.profile``, with its events and
+    receipt; a failure names what was detected."""
+    from gen09_core.errors import EnvironmentFailure
+
+    recipe, journal, profile = ctx.recipe, ctx.journal, ctx.profile
+    journal.event("environment", "started", profile.name,
+                  detail={"detected": recipe.summary(), "notes": list(recipe.notes)})
+    try:
+        env = prepare(profile, recipe, work.work, work.pristine)
+    except EnvironmentFailure as exc:
+        journal.event("environment", "failed", profile.name, failure_class="infrastructure",
+                      detail={"error": str(exc)})
+        raise EnvironmentFailure(f"{exc} (detected: {recipe.summary()})") from None
+    journal.event("environment", "done", profile.name, detail={
+        "python": env.lock.python, "packages": len(env.lock.packages), "project": list(env.lock.project),
+        "pytest_plugins": list(env.lock.plugins), "pythonpath": list(env.test_env.pythonpath),
+        "dropped_addopts": list(recipe.dropped_options)})
+    journal.receipt("environment", work.work / RECORD,
+                    {"lock": env.lock.digest(), "detected": recipe.summary()})
+    return env

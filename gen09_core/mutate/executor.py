@@ -5,7 +5,7 @@ frozen, picklable value and a result is keyed by the job's id, so a distributed 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Protocol
 
 
@@ -36,5 +36,15 @@ class LocalExecutor:
             return
         with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="gen09-job") as pool:
             futures = [pool.submit(fn, job) for job in jobs]
-            for future in as_completed(futures):
+            for future in completed(futures):
                 yield future.result()
+
+
+def completed(futures) -> Iterator:
+    """Yield ``futures`` as they finish. The waiting thread wakes every fifth of a second:
+    a signal the kernel hands to a worker thread only runs its Python handler when the
+    main thread runs again, and a wait without a timeout would never return to it."""
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+        yield from done

@@ -135,46 +135,53 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
     return None, first[:300]
 
 
-def write_issue(module: str, failures: dict, fail_to_pass: list[str], all_tests: list[str], diff: str,
-                repo: Path) -> str:
-    """The issue text for one task (Markdown), deterministic for the same inputs."""
-    forbidden = forbidden_strings(sorted(set(all_tests) | set(fail_to_pass)), diff)
-    observations = []
-    seen = set()
+def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path) -> list[tuple]:
+    """Distinct ``(repro, observation, exception)`` triples of the failing tests, cleaned of
+    ``forbidden`` strings, at most ``MAX_OBSERVATIONS``."""
+    found, seen = [], set()
     for nodeid in sorted(fail_to_pass):
         failure = failures.get(nodeid)
         if not failure:
             continue
         repro = _repro_line(nodeid, failure, repo)
-        repro = _clean(repro, forbidden) if repro else None
         observation, exception = _symptom(failure.get("message", ""))
-        observation = _clean(observation, forbidden) if observation else None
-        exception = _clean(exception, forbidden) if exception else None
-        key = (repro, observation, exception)
+        key = tuple(_clean(text, forbidden) if text else None for text in (repro, observation, exception))
         if key in seen or not any(key):
             continue
         seen.add(key)
-        observations.append(key)
-        if len(observations) == MAX_OBSERVATIONS:
+        found.append(key)
+        if len(found) == MAX_OBSERVATIONS:
             break
+    return found
+
+
+def _observed(number: int, module: str, repro, observation, exception) -> list[str]:
+    """The lines of one numbered observation."""
+    if not repro:
+        if observation:
+            return [f"{number}. Observed: {observation}", ""]
+        return [f"{number}. Calling into `{module}` raises `{exception}`.", ""]
+    shown = "\n".join("   " + ln for ln in repro.splitlines())
+    lines = [f"{number}. This check fails:", "", "   ```python", shown, "   ```", ""]
+    if observation:
+        lines.append(f"   Observed: {observation}")
+    elif exception:
+        lines.append(f"   It raises `{exception}`.")
+    return [*lines, ""]
+
+
+def write_issue(module: str, failures: dict, fail_to_pass: list[str], all_tests: list[str], diff: str,
+                repo: Path) -> str:
+    """The issue text for one task (Markdown), deterministic for the same inputs."""
+    forbidden = forbidden_strings(sorted(set(all_tests) | set(fail_to_pass)), diff)
+    seen = observations(failures, fail_to_pass, forbidden, repo)
     parts = [f"# Unexpected behaviour in `{module}`", "",
              f"Code that uses `{module}` no longer gets the results it used to. "
              "Here is what I observe:", ""]
-    if not observations:
+    if not seen:
         parts.append(f"- Several documented behaviours of `{module}` now give different results "
                      "or errors.")
-    for number, (repro, observation, exception) in enumerate(observations, 1):
-        if repro:
-            shown = "\n".join("   " + ln for ln in repro.splitlines())
-            parts += [f"{number}. This check fails:", "", "   ```python", shown, "   ```", ""]
-            if observation:
-                parts.append(f"   Observed: {observation}")
-            elif exception:
-                parts.append(f"   It raises `{exception}`.")
-        elif observation:
-            parts.append(f"{number}. Observed: {observation}")
-        else:
-            parts.append(f"{number}. Calling into `{module}` raises `{exception}`.")
-        parts.append("")
+    for number, key in enumerate(seen, 1):
+        parts += _observed(number, module, *key)
     parts += ["Expected: these calls behave as they did before and as the module documents.", ""]
     return "\n".join(parts)

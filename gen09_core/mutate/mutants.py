@@ -103,19 +103,29 @@ def wanted(rel: str, include: Iterable[str], exclude: Iterable[str]) -> bool:
     return not include or any(fnmatch.fnmatch(rel, p) for p in include)
 
 
-def generate(registry, pristine, files: Iterable[str], modifiers: Iterable[str] = (),
-             include: Iterable[str] = (), exclude: Iterable[str] = (), skip: Iterable[str] = (),
-             seed: int = 0, cap: int = 50,
-             on_start: Callable[[dict], None] | None = None) -> Generated:
-    """Mutants of the files ``files`` (repo-relative) of the folder ``pristine``, which is
-    only read; ``skip`` lists files never to mutate (the tests a baseline ran), ``cap`` the
-    most mutants to keep. ``on_start`` receives ``{"candidates", "files"}`` once the
-    entity × mutator pairs are known, before any mutant is made."""
-    from gen09_core.entities import list_entities
-    from gen09_core.pipeline import run_batch, unified_diff
+def files_with_tests(test_ids: Iterable[str]) -> set[str]:
+    """The files that hold tests, from pytest node ids — leaving out source modules whose
+    only tests are their doctests (``pkg/mod.py::pkg.mod.func``, ``mod.py::mod``): those
+    are the code to mutate, and their doctests just more tests of it."""
+    from gen09_core.entities import module_name
 
-    pristine = Path(pristine)
-    by_language = mutators_by_language(registry, modifiers)
+    found = set()
+    for test_id in test_ids:
+        path, _, rest = test_id.partition("::")
+        name = rest.split("[", 1)[0].split("::", 1)[0]
+        if "." in name or (path.endswith(".py") and name == module_name(path)):
+            continue  # a doctest: a test function's or class's name has no dot
+        found.add(path)
+    return found
+
+
+def eligible_pairs(registry, pristine: Path, files: Iterable[str], by_language: dict,
+                   include: Iterable[str] = (), exclude: Iterable[str] = (),
+                   skip: Iterable[str] = ()) -> tuple[dict, list[tuple]]:
+    """``(sources, pairs)``: the decoded text files worth mutating and every eligible
+    ``(path, language, entity, mutator, features)`` among them, in file order."""
+    from gen09_core.entities import list_entities
+
     skip = set(skip)
     sources, pairs = {}, []
     for rel in files:
@@ -134,44 +144,66 @@ def generate(registry, pristine, files: Iterable[str], modifiers: Iterable[str] 
                 features = mutator.features(rel, source.text, entity)
                 if mutator.eligible(features, entity):
                     pairs.append((rel, language, entity, mutator, features))
+    return sources, pairs
+
+
+class _Tally:
+    """The counts ``stats[language][modifier][key]`` of one generation, and what it kept."""
+
+    def __init__(self, cap: int):
+        self.cap, self.stats, self.kept, self.digests = cap, {}, [], set()
+
+    def count(self, language: str, modifier: str, key: str) -> None:
+        counts = self.stats.setdefault(language, {}).setdefault(modifier, dict.fromkeys(COUNTS, 0))
+        counts[key] = counts.get(key, 0) + 1
+
+    def full(self) -> bool:
+        return len(self.kept) >= self.cap
+
+
+def _gate(registry, pristine: Path, sources: dict, pending: list[tuple], tally: _Tally) -> None:
+    """Send ``pending`` mutants through apply + gate + dedup as one batch; keep the distinct
+    survivors (up to the cap) and count every outcome."""
+    from gen09_core.pipeline import run_batch, unified_diff
+
+    if not pending:
+        return
+    batch = CandidateBatch(tuple(Candidate(mid, (Edit(rel, content=new),)) for mid, rel, *_, new in pending))
+    report = run_batch(batch, pristine, registry=registry, hard_lint=GATE_LINT)
+    for item, outcome in zip(pending, report.outcomes, strict=True):
+        mid, rel, language, entity, mutator, features, new = item
+        tally.count(language, mutator.name, "generated")
+        if outcome.status == "rejected":
+            tally.count(language, mutator.name, "gate_" + outcome.rejection.reason)
+        elif outcome.status == "duplicate" or outcome.digest in tally.digests:
+            tally.count(language, mutator.name, "duplicate")
+        else:
+            tally.digests.add(outcome.digest)
+            if not tally.full():
+                text = ("\ufeff" if sources[rel].bom else "") + new
+                span = (entity.span.start, entity.span.end)
+                tally.kept.append(Mutant(mid, rel, entity.name, entity.kind, span, mutator.name,
+                                         features.complexity, text, unified_diff(outcome.applied), language))
+    pending.clear()
+
+
+def generate(registry, pristine, files: Iterable[str], modifiers: Iterable[str] = (),
+             include: Iterable[str] = (), exclude: Iterable[str] = (), skip: Iterable[str] = (),
+             seed: int = 0, cap: int = 50,
+             on_start: Callable[[dict], None] | None = None) -> Generated:
+    """Mutants of the files ``files`` (repo-relative) of the folder ``pristine``, which is
+    only read; ``skip`` lists files never to mutate (the tests a baseline ran), ``cap`` the
+    most mutants to keep. ``on_start`` receives ``{"candidates", "files"}`` once the
+    entity × mutator pairs are known, before any mutant is made."""
+    pristine = Path(pristine)
+    sources, pairs = eligible_pairs(registry, pristine, files, mutators_by_language(registry, modifiers),
+                                    include, exclude, skip)
     random.Random(f"{seed}:order").shuffle(pairs)
     if on_start is not None:
         on_start({"candidates": len(pairs), "files": len(sources)})
-    stats: dict[str, dict[str, dict[str, int]]] = {}
-    kept: list[Mutant] = []
-    digests: set[str] = set()
-    seen: set[str] = set()
-    pending: list[tuple] = []
-
-    def count(language: str, modifier: str, key: str) -> None:
-        counts = stats.setdefault(language, {}).setdefault(modifier, dict.fromkeys(COUNTS, 0))
-        counts[key] = counts.get(key, 0) + 1
-
-    def flush():
-        if not pending:
-            return
-        batch = CandidateBatch(tuple(Candidate(mid, (Edit(rel, content=new),))
-                                     for mid, rel, *_, new in pending))
-        report = run_batch(batch, pristine, registry=registry, hard_lint=GATE_LINT)
-        for item, outcome in zip(pending, report.outcomes, strict=True):
-            mid, rel, language, entity, mutator, features, new = item
-            count(language, mutator.name, "generated")
-            if outcome.status == "rejected":
-                count(language, mutator.name, "gate_" + outcome.rejection.reason)
-                continue
-            if outcome.status == "duplicate" or outcome.digest in digests:
-                count(language, mutator.name, "duplicate")
-                continue
-            digests.add(outcome.digest)
-            if len(kept) < cap:
-                text = ("\ufeff" if sources[rel].bom else "") + new
-                kept.append(Mutant(mid, rel, entity.name, entity.kind, (entity.span.start, entity.span.end),
-                                   mutator.name, features.complexity, text, unified_diff(outcome.applied),
-                                   language))
-        pending.clear()
-
+    tally, seen, pending = _Tally(cap), set(), []
     for rel, language, entity, mutator, features in pairs:
-        if len(kept) >= cap:
+        if tally.full():
             break
         rng = random.Random(f"{seed}:{rel}:{entity.name}:{entity.span.start}:{mutator.name}")
         new = mutator.mutate(rel, sources[rel].text, entity, rng)
@@ -179,14 +211,14 @@ def generate(registry, pristine, files: Iterable[str], modifiers: Iterable[str] 
             continue
         mid = f"{mutator.name}__{hashlib.sha256((rel + chr(0) + new).encode()).hexdigest()[:8]}"
         if mid in seen:  # the same text from another entity (a nested definition)
-            count(language, mutator.name, "generated")
-            count(language, mutator.name, "duplicate")
+            tally.count(language, mutator.name, "generated")
+            tally.count(language, mutator.name, "duplicate")
             continue
         seen.add(mid)
         pending.append((mid, rel, language, entity, mutator, features, new))
         if len(pending) >= CHUNK:
-            flush()
-    flush()
-    for mutant in kept:
-        count(mutant.language, mutant.modifier, "gated")
-    return Generated(tuple(kept), len(pairs), len(sources), stats)
+            _gate(registry, pristine, sources, pending, tally)
+    _gate(registry, pristine, sources, pending, tally)
+    for mutant in tally.kept:
+        tally.count(mutant.language, mutant.modifier, "gated")
+    return Generated(tuple(tally.kept), len(pairs), len(sources), tally.stats)

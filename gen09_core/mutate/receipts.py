@@ -7,13 +7,15 @@ artifact's SHA-256 digest. Failures carry one of :data:`FAILURE_CLASSES`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import time
 from pathlib import Path
 
-from attrs import asdict, field, frozen
+from attrs import field, frozen
+
+from gen09_core.hashing import sha256_file, sha256_tree
+from gen09_core.mutate.config import CONVERTER
 
 FAILURE_CLASSES = ("source_eligibility", "infrastructure", "oracle", "verifier", "solver")
 
@@ -47,26 +49,6 @@ class Receipt:
     failure_class: str | None = None
 
 
-def sha256_bytes(data: bytes) -> str:
-    """``sha256:<hex>`` of ``data``."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    """``sha256:<hex>`` of a file's bytes."""
-    return sha256_bytes(Path(path).read_bytes())
-
-
-def sha256_tree(root: Path) -> str:
-    """A digest of a folder: every file's relative path and bytes, in sorted order."""
-    digest = hashlib.sha256()
-    root = Path(root)
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return "sha256:" + digest.hexdigest()
-
-
 class Journal:
     """Appends events and receipts to ``events.jsonl`` / ``receipts.jsonl`` (thread-safe)
     and forwards each event to an optional listener (the progress bar)."""
@@ -79,7 +61,7 @@ class Journal:
     def event(self, stage: str, status: str, subject: str = "", **kwargs) -> Event:
         """Record and forward one event."""
         ev = Event(stage, status, subject, **kwargs)
-        self._append("events.jsonl", {"time": round(time.time(), 3), **asdict(ev)})
+        self._append("events.jsonl", {"time": round(time.time(), 3), **CONVERTER.unstructure(ev)})
         if self.listener is not None:
             self.listener(ev)
         return ev
@@ -92,7 +74,7 @@ class Journal:
         inside = artifact.is_relative_to(self.out)
         rel = artifact.relative_to(self.out).as_posix() if inside else str(artifact)
         rec = Receipt(stage, rel, digest, dict(inputs or {}), status, failure_class)
-        self._append("receipts.jsonl", asdict(rec))
+        self._append("receipts.jsonl", CONVERTER.unstructure(rec))
         return rec
 
     def _append(self, name: str, record: dict) -> None:

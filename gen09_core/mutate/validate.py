@@ -22,73 +22,12 @@ already the confirmation; ``bench/bench_mutate_validation.py`` compares the two 
 from __future__ import annotations
 
 import difflib
-import json
-from pathlib import Path
 
-import cattrs
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
-from gen09_core.testrun.jobs import IMPORT_CONTEXT, TestJob, TestRun
+from gen09_core.mutate.baseline import Baseline
+from gen09_core.testrun.jobs import TestRun
 from gen09_core.testrun.outcomes import PASSED as PASSING
-
-
-@frozen
-class Baseline:
-    """The pristine suite, twice: stable passing tests, flaky ones, per-test coverage
-    (``{file: {line: [node ids]}}``, limited to stable tests) and the lines each file ran
-    at import time (``{file: [lines]}``)."""
-
-    stable: tuple[str, ...]
-    flaky: tuple[str, ...]
-    failing: tuple[str, ...]
-    coverage: dict[str, dict[int, list[str]]]
-    seconds: float
-    runs: tuple[dict, ...] = ()
-    import_lines: dict[str, list[int]] = field(factory=dict)
-    run_seconds: tuple[float, ...] = ()  # wall seconds of each pristine run
-    problems: tuple[str, ...] = ()  # the first collection error (or crash output) of each run
-
-
-def load_baseline(path: Path) -> Baseline:
-    """Read ``baseline.json`` back (coverage line numbers become ints again)."""
-    return cattrs.structure(json.loads(Path(path).read_text(encoding="utf-8")), Baseline)
-
-
-def run_baseline(executor, run_fn, pristine: str, scratch: str, timeout_sec: float,
-                 memory_mb: int) -> tuple[Baseline, list[TestRun]]:
-    """Run the pristine suite twice, one after the other (never in parallel: a flaky test
-    must not see its twin), and derive the baseline."""
-    results = []
-    for index, coverage in ((1, False), (2, True)):
-        job = TestJob(f"baseline-{index}", pristine, scratch, tests=None, coverage=coverage,
-                      timeout_sec=timeout_sec, memory_mb=memory_mb)
-        results.extend(executor.run(run_fn, [job]))
-    return derive_baseline(results[0], results[1]), results
-
-
-def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
-    """Compare two pristine runs: tests passing in both are stable; any other disagreement
-    is flaky; tests failing (or skipped) in both are simply not eligible."""
-    a, b = first.outcomes, second.outcomes
-    names = sorted(set(a) | set(b))
-    flaky = tuple(n for n in names if a.get(n) != b.get(n))
-    stable = tuple(n for n in names if a.get(n) == b.get(n) == PASSING)
-    failing = tuple(n for n in names if n not in flaky and n not in stable)
-    keep = set(stable)
-    coverage, import_lines = {}, {}
-    for path, lines in (second.coverage or {}).items():
-        kept = {int(line): [t for t in ids if t in keep] for line, ids in lines.items()}
-        kept = {line: ids for line, ids in kept.items() if ids}
-        if kept:
-            coverage[path] = kept
-        at_import = sorted(int(line) for line, ids in lines.items() if IMPORT_CONTEXT in ids)
-        if at_import:
-            import_lines[path] = at_import
-    problems = tuple(dict.fromkeys(r.problem for r in (first, second) if r.problem))
-    return Baseline(stable, flaky, failing, coverage, first.seconds + second.seconds,
-                    ({"status": first.status, "detail": first.detail},
-                     {"status": second.status, "detail": second.detail}), import_lines,
-                    (first.seconds, second.seconds), problems)
 
 
 def changed_lines(old: str, new: str) -> list[int]:
@@ -178,6 +117,60 @@ def judge_same_run(baseline: Baseline, run: TestRun,
     return verdict, sorted(caught) == sorted(verdict.fail_to_pass)
 
 
-def confirm(baseline: Baseline, run: TestRun) -> Verdict:
-    """Re-derive F2P/P2P from a run over every stable test (the confirmation)."""
-    return judge(baseline, run, baseline.stable, "full")
+SAME_RUN = "same run: every stable test ran after a covering test failed"
+
+
+@frozen
+class Validated:
+    """The validation stage's result: every mutant's verdict and saved record, by id."""
+
+    verdicts: dict[str, Verdict]
+    records: dict
+
+
+def validate_stage(ctx, work, measured, mutants, runners, records) -> Validated:
+    """Run every mutant on the stable tests that can see it (all of them under
+    ``selection = "full"``) and judge it; a mutant with a saved verdict is not run again."""
+    from gen09_core.testrun.jobs import TestJob
+
+    baseline, options, journal = measured.baseline, ctx.options, ctx.journal
+    same_run = options.selection == "coverage" and options.confirm == "same_run"
+    verdicts, saved, jobs, todo = {}, {}, [], {}
+    by_id = {m.mutant_id: m for m in mutants}
+    for mutant in mutants:
+        mid = mutant.mutant_id
+        record = records.load(mid)
+        if record is not None and record.verdict is not None:
+            verdicts[mid], saved[mid] = record.verdict, record
+            continue
+        lines = changed_lines((work.pristine / mutant.path).read_text(encoding="utf-8"), mutant.text)
+        tests = (select_tests(baseline, mutant.path, lines, mutant.kind, mutant.span)
+                 if options.selection == "coverage" else baseline.stable)
+        if not tests:
+            verdicts[mid] = Verdict("uncovered", detail=f"no stable test runs lines {lines[:5]}")
+            saved[mid] = records.save(mid, evolve(records.start(mutant), verdict=verdicts[mid]))
+            continue
+        todo[mid] = tests
+        jobs.append(TestJob(mid, str(work.pristine), str(work.scratch), {mutant.path: mutant.text},
+                            baseline.stable if same_run else tests, False, measured.timeout,
+                            ctx.config.limits.memory_mb, first=tests if same_run else None))
+    journal.event("validate", "started", total=len(jobs), completed=0,
+                  detail={"selection": options.selection, "decided_without_running": len(verdicts)})
+    for done, run in enumerate(ctx.executor.run(runners.mutant(), jobs), 1):
+        mutant = by_id[run.job_id]
+        record = records.start(mutant)
+        if same_run:
+            verdict, agrees = judge_same_run(baseline, run, todo[run.job_id])
+            if agrees is not None:
+                record = evolve(record, confirmed=verdict, selection_agrees=agrees, confirmation=SAME_RUN)
+        else:
+            verdict = judge(baseline, run, todo[run.job_id], options.selection)
+        verdicts[run.job_id] = verdict
+        saved[run.job_id] = records.save(run.job_id, evolve(record, verdict=verdict))
+        journal.event("validate", "progress", run.job_id,
+                      failure_class="infrastructure" if verdict.status == "crash" else None,
+                      total=len(jobs), completed=done,
+                      detail={"status": verdict.status, "tests": len(verdict.ran),
+                              "seconds": round(verdict.seconds, 3), "runner": verdict.runner})
+    journal.event("validate", "done", detail={"valid": sum(v.status == "valid" for v in verdicts.values())})
+    return Validated(verdicts, saved)

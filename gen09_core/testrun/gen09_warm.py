@@ -15,7 +15,9 @@ jobs read as JSON lines from the file descriptor ``$GEN09_WARM_IN`` (answers go 
 A mutation the swap cannot carry soundly is answered ``fallback`` with the reason, before
 any fork: a change outside function bodies (module or class-level code, decorators,
 default values, signatures), a definition added or removed, a changed nested function or
-closure, a function the collected suite never imported, threads running in the worker.
+closure, a function the collected suite never imported, a function that ran at import or
+collection time (a decorator factory, a parametrize list: what it made would not be remade),
+threads running in the worker.
 The caller then runs that job in a fresh process. Standard library and pytest only.
 """
 
@@ -32,6 +34,18 @@ import pytest
 
 CO_NEWLOCALS = 0x0002  # set on function code objects, not on module or class bodies
 _index = {}
+_ran = set()  # code objects that ran before the first fork: swapping them would not replay that
+
+
+def _note(frame, event, arg):
+    if event == "call":
+        _ran.add(frame.f_code)
+
+
+# From this plugin's import on — before conftest files, the package and collection — every
+# Python function that runs is noted: its effects (a decorator's closures, a registry, a
+# parametrize list) already exist in the worker, and new code swapped in would not redo them.
+sys.setprofile(_note)
 
 
 def _send(out, message):
@@ -84,6 +98,8 @@ def swap_plan(filename, old_text, new_text):
         live = _live().get((os.path.realpath(filename), name), [])
         if not live:
             return [], f"{name} was never imported by the collected suite"
+        if any(function.__code__ in _ran for function in live):
+            return [], f"{name} ran at import or collection time"
         plan.append((live, code))
     if not plan:
         return [], "no function's code changed"
@@ -153,6 +169,7 @@ def pytest_runtestloop(session):
         _send(out, {"kind": "unusable",
                     "reason": f"{threads} thread(s) run after collection: forking is not safe"})
         return True
+    sys.setprofile(None)
     root = os.path.realpath(str(session.config.rootpath))
     _send(out, {"kind": "ready", "items": len(session.items)})
     _live()

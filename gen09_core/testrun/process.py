@@ -21,6 +21,9 @@ from pathlib import Path
 from attrs import frozen
 
 _DROP_PREFIXES = ("PYTEST_", "COV_CORE", "COVERAGE_", "GEN09_")
+_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+_live: set[int] = set()  # process groups gen09 started and has not yet ended
+launching = threading.RLock()  # held from starting a process group to noting it (see children_end_with_us)
 _DROP = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONSAFEPATH")
 
 
@@ -51,6 +54,42 @@ def clean_env(venv: str | Path | None = None, **extra: str) -> dict:
     return env
 
 
+def started(pid: int) -> None:
+    """Note a process group gen09 started (its leader's pid), so a signal to gen09 ends it."""
+    _live.add(pid)
+
+
+def ended(pid: int) -> None:
+    """Forget a process group that has been ended."""
+    _live.discard(pid)
+
+
+@contextlib.contextmanager
+def children_end_with_us():
+    """While the block runs, SIGTERM, SIGINT or SIGHUP to gen09 first kills every process
+    group it started (test runs live in sessions of their own, so they would not get the
+    signal and would keep running), then takes the signal's default action. Outside the
+    main thread it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        with launching:  # a group another thread is starting right now is noted first, then ended
+            for pid in list(_live):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pid, signal.SIGKILL)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    previous = {s: signal.signal(s, handler) for s in _SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
 def tail(text: str, lines: int = 15, chars: int = 2000) -> str:
     """The last ``lines`` lines of ``text``, at most ``chars`` characters."""
     return "\n".join(text.rstrip().splitlines()[-lines:])[-chars:]
@@ -63,9 +102,10 @@ def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
     process it left in its group is killed too."""
     start = time.perf_counter()
     try:
-        with open(output, "wb") as sink:
+        with open(output, "wb") as sink, launching:
             proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, start_new_session=True)
+            started(proc.pid)
     except OSError as exc:
         return Finished("error", None, time.perf_counter() - start, 0.0, f"could not start {cmd[0]}: {exc}")
     if memory_mb:
@@ -89,6 +129,7 @@ def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
     finally:
         timer.cancel()
         kill_group()  # nothing the command started outlives it
+        ended(proc.pid)
     proc.returncode = os.waitstatus_to_exitcode(status)
     text = Path(output).read_bytes().decode("utf-8", "replace")
     return Finished("timeout" if expired.is_set() else "ok", proc.returncode, time.perf_counter() - start,

@@ -37,7 +37,7 @@ from pathlib import Path
 from attrs import evolve
 
 from gen09_core.testrun.jobs import TestEnv, TestJob, TestRun, judge_record, run_job
-from gen09_core.testrun.process import Finished, tail
+from gen09_core.testrun.process import Finished, ended, launching, started, tail
 
 PLUGIN = "gen09_warm"
 
@@ -91,10 +91,11 @@ class Worker:
         env = self.env.process_env(self.folder, GEN09_WARM_IN=str(to_worker), GEN09_WARM_OUT=str(to_gen09),
                                    TMPDIR=str(tmp))
         self.log_path = self.folder.parent / f"{self.folder.name}.log"
-        with open(self.log_path, "wb") as log:
+        with open(self.log_path, "wb") as log, launching:
             self.proc = subprocess.Popen(cmd, cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, pass_fds=(to_worker, to_gen09),
                                          start_new_session=True)
+            started(self.proc.pid)
         os.close(to_worker)
         os.close(to_gen09)
         self.send = os.fdopen(from_gen09, "w", encoding="utf-8")
@@ -186,6 +187,7 @@ class Worker:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             _, status, usage = os.wait4(self.proc.pid, 0)  # its CPU, its reaped children's included
             self.proc.returncode = os.waitstatus_to_exitcode(status)
+            ended(self.proc.pid)
             self.cpu_seconds += usage.ru_utime + usage.ru_stime
 
 

@@ -21,42 +21,10 @@ from attrs import evolve, field, frozen
 
 from gen09_core.models import Entity, Features, Modifier
 from gen09_treesitter import conventions, engine
-from gen09_treesitter.mutators.syntax import DIALECTS, Dialect, function_body, named, walk
+from gen09_treesitter.mutators.syntax import DIALECTS, Scope
 
 Edit = tuple[int, int, bytes]
 Site = Callable[[random.Random], "Sequence[Edit] | None"]
-
-
-class Scope:
-    """What a site finder sees: the entity's ``node`` in the parsed file, the file's
-    ``data`` (UTF-8 bytes), the language's ``dialect`` and the function's ``statements``."""
-
-    def __init__(self, language: str, dialect: Dialect, data: bytes, node):
-        """Describe ``node`` of ``data``."""
-        self.language = language
-        self.dialect = dialect
-        self.data = data
-        self.node = node
-        self.body = function_body(node, dialect)
-        self.statements = [] if self.body is None else [
-            s for s in named(self.body) if s.type not in dialect.clauses]
-
-    def text(self, node) -> bytes:
-        """The bytes of ``node``."""
-        return self.data[node.start_byte:node.end_byte]
-
-    def nodes(self, types) -> list:
-        """Every named node of the entity whose type is in ``types``, in document order
-        (not the keyword tokens that share a name with a node type, as Ruby's ``if``)."""
-        return [n for n in walk(self.node) if n.type in types and n.is_named]
-
-    @functools.cached_property
-    def root(self):
-        """The file's root node."""
-        node = self.node
-        while node.parent is not None:
-            node = node.parent
-        return node
 
 
 @frozen(kw_only=True)

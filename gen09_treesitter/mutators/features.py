@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import re
 
-from gen09_treesitter.mutators.base import Features, Scope
+from gen09_core.models import Features
 from gen09_treesitter.mutators.syntax import (
     RELATIONAL,
+    Scope,
     else_branch,
     family,
     named,

@@ -8,6 +8,7 @@ imports tree-sitter itself.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from attrs import evolve, field, frozen
@@ -353,3 +354,35 @@ def ancestors(node, stop=None):
     while node is not None and node != stop:
         yield node
         node = node.parent
+
+
+class Scope:
+    """What a site finder sees: the entity's ``node`` in the parsed file, the file's
+    ``data`` (UTF-8 bytes), the language's ``dialect`` and the function's ``statements``."""
+
+    def __init__(self, language: str, dialect: Dialect, data: bytes, node):
+        """Describe ``node`` of ``data``."""
+        self.language = language
+        self.dialect = dialect
+        self.data = data
+        self.node = node
+        self.body = function_body(node, dialect)
+        self.statements = [] if self.body is None else [
+            s for s in named(self.body) if s.type not in dialect.clauses]
+
+    def text(self, node) -> bytes:
+        """The bytes of ``node``."""
+        return self.data[node.start_byte:node.end_byte]
+
+    def nodes(self, types) -> list:
+        """Every named node of the entity whose type is in ``types``, in document order
+        (not the keyword tokens that share a name with a node type, as Ruby's ``if``)."""
+        return [n for n in walk(self.node) if n.type in types and n.is_named]
+
+    @functools.cached_property
+    def root(self):
+        """The file's root node."""
+        node = self.node
+        while node.parent is not None:
+            node = node.parent
+        return node

@@ -12,51 +12,16 @@ from pathlib import Path
 
 import click
 
-_REPO = click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=".",
-                     show_default=True, help="Repository the target lives in (read only).")
+from gen09_core.cli.options import ENDPOINT, HARD_LINT, SAMPLING, replay_option, repo_option, stack
 
-
-def _model_options(func):
-    options = [
-        click.option("--base-url", envvar="GEN09_BASE_URL", show_envvar=True,
-                     help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."),
-        click.option("--model", envvar="GEN09_MODEL", show_envvar=True, help="Model name."),
-        click.option("--api-key", envvar="GEN09_API_KEY", show_envvar=True,
-                     help="API key (local servers usually need none)."),
-        click.option("--n", "n", type=int, default=4, show_default=True,
-                     help="Candidates per generation (1-10)."),
-        click.option("--temperature", type=float, default=0.8, show_default=True,
-                     help="Sampling temperature of the one call."),
-        click.option("--max-completion-tokens", type=int, default=4096, show_default=True,
-                     help="Completion token cap (at most 4096)."),
-        click.option("--format", "edit_format",
-                     type=click.Choice(["search_replace", "whole_file", "udiff", "apply_patch"]),
-                     help="The edit format to ask the model for (default: stage (b)'s choice); "
-                          "udiff and apply_patch answers are parsed strictly, all or nothing."),
-        click.option("--output", type=click.Choice(["json_schema", "json_object", "text"]),
-                     default="json_schema", show_default=True,
-                     help="Structured output, plain JSON, or fenced SEARCH/REPLACE text."),
-        click.option("--sampling", type=click.Choice(["array", "choices"]), default="array",
-                     show_default=True,
-                     help="N candidates as one response's array, or as the server's n choices."),
-        click.option("--on-parse-failure", type=click.Choice(["regenerate", "greedy"]),
-                     default="regenerate", show_default=True,
-                     help="Malformed answer: empty set + regenerate flag, or one greedy call "
-                          "at temperature 0."),
-        click.option("--timeout", type=float, default=60.0, show_default=True,
-                     help="Seconds per HTTP attempt."),
-        click.option("--retries", type=int, default=2, show_default=True,
-                     help="Resends after a timeout, 429 or 5xx (never a re-prompt)."),
-        click.option("--prices", type=click.Path(dir_okay=False), envvar="GEN09_PRICES",
-                     show_envvar=True, help="Price table JSON (model → USD per 1M tokens)."),
-        click.option("--record", type=click.Path(dir_okay=False),
-                     help="Append every call to this JSONL cassette."),
-        click.option("--replay", type=click.Path(dir_okay=False),
-                     help="Answer calls from this cassette; no network."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+_REPO = repo_option("Repository the target lives in (read only).")
+_FORMAT = click.option("--format", "edit_format",
+                       type=click.Choice(["search_replace", "whole_file", "udiff", "apply_patch"]),
+                       help="The edit format to ask the model for (default: stage (b)'s choice); "
+                            "udiff and apply_patch answers are parsed strictly, all or nothing.")
+_GENERATION = stack(click.argument("upstream", metavar="UPSTREAM.json"), _REPO, SAMPLING, _FORMAT, ENDPOINT,
+                    replay_option(must_exist=False))
+"""What every command around the one model call takes."""
 
 
 @click.command("intent")
@@ -74,9 +39,7 @@ def intent_command(upstream, repo):
 
 
 @click.command("generate")
-@click.argument("upstream", metavar="UPSTREAM.json")
-@_REPO
-@_model_options
+@_GENERATION
 @click.option("--out", type=click.Path(dir_okay=False), help="Write candidates.json here "
               "instead of stdout.")
 @click.option("--json", "as_json", is_flag=True,
@@ -104,13 +67,10 @@ def generate_command(upstream, repo, out, as_json, **options):
 
 
 @click.command("run")
-@click.argument("upstream", metavar="UPSTREAM.json")
-@_REPO
-@_model_options
+@_GENERATION
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document: intent, "
               "generation (calls, usage) and the apply report (contract v1).")
-@click.option("--hard-lint", default="F821,F401", show_default=True,
-              help="Comma-separated lint codes that reject a candidate ('' disables).")
+@HARD_LINT
 def run_command(upstream, repo, as_json, hard_lint, **options):
     """Run the whole stage, (a) → (f): generate, then apply, gate and deduplicate the
     candidates, and print the valid set with the token/cost summary. Read only.
@@ -123,17 +83,16 @@ def run_command(upstream, repo, as_json, hard_lint, **options):
     package, generation = _generate(upstream, repo, options)
     report = None
     if generation.batch is not None:
-        codes = tuple(c.strip() for c in hard_lint.split(",") if c.strip())
-        report = run_batch(generation.batch, repo, hard_lint=codes)
+        report = run_batch(generation.batch, repo, hard_lint=hard_lint)
     if as_json:
         click.echo(json.dumps({"version": 1, "intent": package.as_json(),
                                "generation": generation.as_json(), "batch": generation.batch_json,
                                "report": None if report is None else report_json(report, repo)},
                               indent=2, ensure_ascii=False))
     elif report is not None:
-        from gen09_core.cli import _print_table
+        from gen09_core.cli.output import print_table
 
-        _print_table(report)
+        print_table(report)
         for outcome in report.outcomes:
             if outcome.status == "valid":
                 click.echo(f"--- {outcome.id}\n{outcome.diff}", nl=False)

@@ -7,12 +7,15 @@ from pathlib import Path
 
 import click
 
+from gen09_core.cli.options import ENDPOINT, N_CANDIDATES, output_option, replay_option
+from gen09_core.testrun.process import children_end_with_us
+
 
 @click.command("ab")
 @click.argument("tasks", metavar="TASKS", type=click.Path(exists=True, path_type=Path))
 @click.option("--checkouts", type=click.Path(file_okay=False, path_type=Path),
               help="For a SWE-bench JSONL: a folder holding one checkout per instance_id.")
-@click.option("--n", "n", type=int, default=4, show_default=True, help="Candidates per generation (1-10).")
+@N_CANDIDATES
 @click.option("--k", "k", type=int, default=20, show_default=True, help="Tasks in the seeded sample.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Sampling and bootstrap seed.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
@@ -20,16 +23,9 @@ import click
 @click.option("--generator", type=click.Choice(["openai", "template"]), default="openai", show_default=True,
               help="openai: any OpenAI-compatible endpoint; template: deterministic repair templates "
                    "(NOT a model: a harness demonstration).")
-@click.option("--base-url", envvar="GEN09_BASE_URL", show_envvar=True, help="OpenAI-compatible endpoint.")
-@click.option("--model", envvar="GEN09_MODEL", show_envvar=True, help="Model name.")
-@click.option("--api-key", envvar="GEN09_API_KEY", show_envvar=True, help="API key.")
-@click.option("--prices", type=click.Path(dir_okay=False), envvar="GEN09_PRICES", show_envvar=True,
-              help="Price table JSON (model → USD per 1M tokens); without it cost is unknown.")
-@click.option("--output", "output_mode", type=click.Choice(["json_schema", "json_object", "text"]),
-              default="json_schema", show_default=True, help="How the model is asked to answer.")
-@click.option("--record", type=click.Path(dir_okay=False), help="Append every call to this cassette.")
-@click.option("--replay", type=click.Path(dir_okay=False, exists=True),
-              help="Re-score a recorded run from its cassette, with no network.")
+@ENDPOINT
+@output_option("output_mode")
+@replay_option(must_exist=True)
 @click.option("--python", "python", default=None,
               help="Interpreter for every task's tests, instead of each task's own environment: a bundle's "
                    "lock (as gen09 verify), a SWE-bench record's gen09_python, or a venv built from the "
@@ -42,6 +38,7 @@ import click
 @click.option("--formats", default=None, metavar="LIST",
               help="Also run one candidate arm per edit format, e.g. "
                    "search_replace,udiff,apply_patch,whole_file, and compare them.")
+@children_end_with_us()
 def ab_command(tasks, checkouts, n, k, seed, out, generator, base_url, model, api_key, prices,
                output_mode, record, replay, python, timeout, workers, tolerant, formats):
     """Measure whether the candidate stage earns its place.

@@ -1,4 +1,4 @@
-"""``gen09 mutate`` and ``gen09 verify`` (registered on the main group by ``gen09_core.cli``).
+"""``gen09 mutate`` and ``gen09 verify``: verified bug-fix tasks and their local check.
 
 Heavy imports happen inside the commands, so ``gen09 apply`` starts as fast as before.
 """
@@ -11,13 +11,18 @@ from pathlib import Path
 
 import click
 
+from gen09_core.testrun.process import children_end_with_us
+
 
 @click.command("mutate")
 @click.argument("repo", required=False, type=click.Path(path_type=Path))
 @click.option("--config", "config_file", type=click.Path(path_type=Path),
               help="Configuration file (.toml or .json); options given here override it.")
 @click.option("--recipe", default=None, help="Recipe name (pipeline.recipe); default swe_smith.")
-@click.option("--n", "max_mutants", type=int, default=None, help="Mutants to validate (limits.max_mutants).")
+@click.option("--max-mutants", "max_mutants", type=int, default=None,
+              help="Mutants to validate (limits.max_mutants).")
+@click.option("--n", "deprecated_n", type=int, default=None, hidden=True,
+              help="Deprecated alias of --max-mutants (one release).")
 @click.option("--seed", type=int, default=None, help="Random seed (seeds.mutate).")
 @click.option("--selection", type=click.Choice(["coverage", "full"]), default=None,
               help="Tests per mutant: the covering ones (default) or the whole suite.")
@@ -28,7 +33,9 @@ import click
               help="Only list the gated mutants (any language; nothing is installed or run).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary (with --dry-run: the mutants) as JSON.")
-def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, workers, out, dry_run, as_json):
+@children_end_with_us()
+def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, selection, workers, out,
+                   dry_run, as_json):
     """Make verified bug-fix tasks from the healthy repository REPO (Harbor bundles).
 
     Exit status: 0 when at least one task was exported; 1 when none was (or the source has
@@ -40,20 +47,8 @@ def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, work
 
     data: dict = cfg.load_file(config_file) if config_file else {}
     where = str(config_file) if config_file else "config"
-    overrides: dict = {}
-    if repo is not None:
-        overrides["source"] = {"repo": str(repo)}
-    if recipe is not None:
-        overrides["pipeline"] = {"name": data.get("pipeline", {}).get("name", cfg.PIPELINE), "recipe": recipe}
-    limits = {k: v for k, v in {"max_mutants": max_mutants, "workers": workers}.items() if v is not None}
-    if limits:
-        overrides["limits"] = limits
-    if seed is not None:
-        overrides["seeds"] = {"mutate": seed}
-    if selection is not None:
-        name = recipe or data.get("pipeline", {}).get("recipe", "swe_smith")
-        overrides["recipe"] = {name: {"selection": selection}}
-    data = cfg.merge(data, overrides)
+    data = cfg.merge(data, _overrides(data, repo, recipe, _max_mutants(max_mutants, deprecated_n), seed,
+                                      selection, workers))
     if "source" not in data:
         raise BadInput("give the repository: gen09 mutate REPO ... (or source.repo in --config)")
     if dry_run:
@@ -74,6 +69,38 @@ def mutate_command(repo, config_file, recipe, max_mutants, seed, selection, work
     else:
         _print_summary(summary, out)
     sys.exit(0 if summary["exported"] else 1)
+
+
+def _overrides(data: dict, repo, recipe, max_mutants, seed, selection, workers) -> dict:
+    """The configuration that the command-line options given set, over ``data``."""
+    from gen09_core.mutate import config as cfg
+
+    overrides: dict = {}
+    if repo is not None:
+        overrides["source"] = {"repo": str(repo)}
+    if recipe is not None:
+        overrides["pipeline"] = {"name": data.get("pipeline", {}).get("name", cfg.PIPELINE), "recipe": recipe}
+    limits = {k: v for k, v in {"max_mutants": max_mutants, "workers": workers}.items() if v is not None}
+    if limits:
+        overrides["limits"] = limits
+    if seed is not None:
+        overrides["seeds"] = {"mutate": seed}
+    if selection is not None:
+        name = recipe or data.get("pipeline", {}).get("recipe", "swe_smith")
+        overrides["recipe"] = {name: {"selection": selection}}
+    return overrides
+
+
+def _max_mutants(max_mutants: int | None, deprecated_n: int | None) -> int | None:
+    """The mutant cap from ``--max-mutants`` or its deprecated alias ``--n`` (with a warning)."""
+    from gen09_core.errors import BadInput
+
+    if deprecated_n is None:
+        return max_mutants
+    click.echo("gen09: warning: mutate --n is deprecated; use --max-mutants", err=True)
+    if max_mutants is not None and max_mutants != deprecated_n:
+        raise BadInput(f"--n {deprecated_n} and --max-mutants {max_mutants} disagree; give --max-mutants")
+    return deprecated_n
 
 
 def _progress_listener():
@@ -156,6 +183,7 @@ def _print_summary(summary: dict, out: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--record", type=click.Path(dir_okay=False, path_type=Path),
               help="Append one JSON line per bundle to this file.")
+@children_end_with_us()
 def verify_command(bundles, python, timeout_sec, workers, as_json, record):
     """Run each Harbor bundle's verifier locally, without Docker, in the environment the
     bundle ships: nop (reward must be 0) and oracle after solution/solve.sh (reward must

@@ -1,0 +1,164 @@
+"""The pristine baseline of ``repo_mutate``: the suite run twice on the untouched copy.
+
+A test whose outcome differs between the two runs is flaky and excluded; only tests that
+passed both times are eligible ("stable"). The second run records per-test coverage, from
+which validation picks the tests a mutant can affect. The baseline also fixes each mutant
+run's timeout: ``limits.timeout_sec``, or a floor plus a multiple of the slower pristine run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from attrs import field, frozen
+
+from gen09_core.errors import EnvironmentFailure, Gen09Error
+from gen09_core.testrun.jobs import IMPORT_CONTEXT, TestJob, TestRun
+from gen09_core.testrun.outcomes import PASSED as PASSING
+
+TIMEOUT_FLOOR = 10.0  # seconds: a mutant's run may take this long beyond ...
+TIMEOUT_FACTOR = 3.0  # ... this many times the slower pristine whole-suite run
+
+
+class SourceIneligible(Gen09Error):
+    """The repository cannot yield tasks (no stable passing tests): exit 1."""
+
+    exit_code = 1
+
+
+@frozen
+class Baseline:
+    """The pristine suite, twice: stable passing tests, flaky ones, per-test coverage
+    (``{file: {line: [node ids]}}``, limited to stable tests) and the lines each file ran
+    at import time (``{file: [lines]}``)."""
+
+    stable: tuple[str, ...]
+    flaky: tuple[str, ...]
+    failing: tuple[str, ...]
+    coverage: dict[str, dict[int, list[str]]]
+    seconds: float
+    runs: tuple[dict, ...] = ()
+    import_lines: dict[str, list[int]] = field(factory=dict)
+    run_seconds: tuple[float, ...] = ()  # wall seconds of each pristine run
+    problems: tuple[str, ...] = ()  # the first collection error (or crash output) of each run
+
+
+def load_baseline(path: Path) -> Baseline:
+    """Read ``baseline.json`` back (coverage line numbers become ints again)."""
+    from gen09_core.mutate.config import CONVERTER
+
+    return CONVERTER.structure(json.loads(Path(path).read_text(encoding="utf-8")), Baseline)
+
+
+def run_baseline(executor, run_fn, pristine: str, scratch: str, timeout_sec: float,
+                 memory_mb: int) -> tuple[Baseline, list[TestRun]]:
+    """Run the pristine suite twice, one after the other (never in parallel: a flaky test
+    must not see its twin), and derive the baseline."""
+    results = []
+    for index, coverage in ((1, False), (2, True)):
+        job = TestJob(f"baseline-{index}", pristine, scratch, tests=None, coverage=coverage,
+                      timeout_sec=timeout_sec, memory_mb=memory_mb)
+        results.extend(executor.run(run_fn, [job]))
+    return derive_baseline(results[0], results[1]), results
+
+
+def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
+    """Compare two pristine runs: tests passing in both are stable; any other disagreement
+    is flaky; tests failing (or skipped) in both are simply not eligible."""
+    a, b = first.outcomes, second.outcomes
+    names = sorted(set(a) | set(b))
+    flaky = tuple(n for n in names if a.get(n) != b.get(n))
+    stable = tuple(n for n in names if a.get(n) == b.get(n) == PASSING)
+    failing = tuple(n for n in names if n not in flaky and n not in stable)
+    keep = set(stable)
+    coverage, import_lines = {}, {}
+    for path, lines in (second.coverage or {}).items():
+        kept = {int(line): [t for t in ids if t in keep] for line, ids in lines.items()}
+        kept = {line: ids for line, ids in kept.items() if ids}
+        if kept:
+            coverage[path] = kept
+        at_import = sorted(int(line) for line, ids in lines.items() if IMPORT_CONTEXT in ids)
+        if at_import:
+            import_lines[path] = at_import
+    problems = tuple(dict.fromkeys(r.problem for r in (first, second) if r.problem))
+    return Baseline(stable, flaky, failing, coverage, first.seconds + second.seconds,
+                    ({"status": first.status, "detail": first.detail},
+                     {"status": second.status, "detail": second.detail}), import_lines,
+                    (first.seconds, second.seconds), problems)
+
+
+@frozen
+class Measured:
+    """The baseline stage's result: the baseline and the timeout of every mutant run, with
+    where that timeout came from."""
+
+    baseline: Baseline
+    timeout: float
+    timeout_source: str
+
+
+def baseline_stage(ctx, work, runner) -> Measured:
+    """Run (or, resuming, read back) the baseline of ``work.pristine``; raise
+    ``EnvironmentFailure`` when the suite did not run and ``SourceIneligible`` when no test
+    is stable."""
+    from gen09_core.mutate.config import CONVERTER
+
+    journal, limits = ctx.journal, ctx.config.limits
+    path = ctx.out / "baseline.json"
+    if path.exists():
+        baseline = load_baseline(path)
+        journal.event("baseline", "skipped", detail={"reason": "resumed"})
+    else:
+        journal.event("baseline", "started")
+        work.scratch.mkdir(parents=True, exist_ok=True)
+        baseline, runs = run_baseline(ctx.executor, runner, str(work.pristine), str(work.scratch),
+                                      limits.baseline_timeout_sec, limits.memory_mb)
+        bad = [r for r in runs if r.status != "ok"]
+        if bad and not (bad[0].status == "crash" and not baseline.stable):
+            journal.event("baseline", "failed", failure_class="infrastructure",
+                          detail={"runs": [CONVERTER.unstructure(r) for r in bad]})
+            raise EnvironmentFailure(f"the pristine test suite did not run: {bad[0].status} "
+                                     f"{bad[0].detail[-300:]}")
+        if baseline.stable:
+            path.write_text(json.dumps(CONVERTER.unstructure(baseline), sort_keys=True) + "\n",
+                            encoding="utf-8")
+            journal.receipt("baseline", path, {"revision": ctx.config.source.revision})
+    journal.event("baseline", "done", detail={
+        "stable": len(baseline.stable), "flaky": list(baseline.flaky), "failing": len(baseline.failing),
+        "collection_errors": list(baseline.problems)})
+    if not baseline.stable:
+        message = no_stable_tests(baseline, ctx.profile.name, work.pristine, ctx.recipe.summary())
+        journal.event("baseline", "failed", failure_class="source_eligibility", detail={"reason": message})
+        raise SourceIneligible(message)
+    slowest = max(baseline.run_seconds or (baseline.seconds,))
+    if limits.timeout_sec is not None:
+        return Measured(baseline, limits.timeout_sec, "limits.timeout_sec")
+    return Measured(baseline, round(TIMEOUT_FLOOR + TIMEOUT_FACTOR * slowest, 1),
+                    f"derived: {TIMEOUT_FLOOR:g} s + {TIMEOUT_FACTOR:g} x {slowest:.1f} s "
+                    "(the slower pristine run); set limits.timeout_sec to override")
+
+
+def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: str) -> str:
+    """One message: what happened, the first error, what was detected, what fixes it."""
+    counts = f"{len(baseline.failing)} failing or skipped, {len(baseline.flaky)} flaky"
+    problem = next(iter(baseline.problems), "")
+    profile = profile if profile != "python-pytest" else "repo"
+    setup = (f'put profile = "{profile}" and [profiles.{profile}] base = "python-pytest" in a --config '
+             "file, then")
+    if "No module named" in problem:
+        missing = problem.split("No module named", 1)[1].strip(" '\"").split(".")[0]
+        if (pristine / missing).exists() or (pristine / "src" / missing).exists():
+            fix = f"{setup} set profiles.{profile}.pythonpath to the folder that holds {missing!r}"
+        else:
+            fix = (f"{setup} install the package that provides {missing!r}: profiles.{profile}.install = "
+                   f"[\"python -m pip install . <package>\"]")
+    elif "fixture" in problem and "not found" in problem:
+        fix = f"{setup} install the pytest plugin that provides it (profiles.{profile}.install)"
+    elif not baseline.stable and not baseline.failing and not baseline.flaky:
+        fix = f"{setup} point profiles.{profile}.test_paths at the tests (no test was collected)"
+    else:
+        fix = f"{setup} adjust profiles.{profile}.install / pythonpath / pytest_args"
+    first = f" First error: {problem}." if problem else ""
+    return (f"the repository has no stable passing tests ({counts}), so nothing can validate a bug."
+            f"{first} Detected: {detected}. To fix: {fix}.")

@@ -1,0 +1,48 @@
+"""Helpers shared by the test modules (fixtures live in ``conftest.py``)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+MUTATE_FIXTURE = ROOT / "tests" / "fixtures" / "mutate_repo"
+
+
+def run_gen09(*args, cwd=None, stdin=None):
+    """Run the real ``gen09`` console entry in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "gen09_core", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, input=stdin, env=os.environ.copy(),
+    )
+
+
+def tree_bytes(root: Path) -> dict:
+    """Every file under ``root`` with its bytes, to prove nothing changed."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+class RecordingExecutor:
+    """A second executor (as a distributed engine would be): runs jobs in reverse order and
+    records them."""
+
+    def __init__(self):
+        self.jobs = []
+
+    def run(self, fn, jobs):
+        """Run ``fn`` over ``jobs``, last first."""
+        jobs = list(jobs)
+        self.jobs.extend(jobs)
+        for job in reversed(jobs):
+            yield fn(job)
+
+
+def repo_with_tests(tmp_path: Path, body: str) -> Path:
+    """A repository under ``tmp_path`` whose only file is ``tests/test_it.py`` with ``body``."""
+    import textwrap
+
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "test_it.py").write_text(textwrap.dedent(body))
+    return repo

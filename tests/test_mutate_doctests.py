@@ -1,0 +1,64 @@
+"""A package whose modules carry doctests (run with ``--doctest-modules``, as inflect does):
+its source modules are code to mutate, not test files."""
+
+import json
+import textwrap
+
+from gen09_core.mutate.mutants import files_with_tests
+from gen09_core.mutate.pipeline import run
+
+LIB = textwrap.dedent('''
+    """Small numbers.
+
+    >>> double(2)
+    4
+    """
+
+
+    def double(x):
+        """Twice ``x``.
+
+        >>> double(3)
+        6
+        """
+        return x * 2
+
+
+    def is_even(n):
+        return n % 2 == 0
+''')
+
+TESTS = textwrap.dedent('''
+    from numbers_lib import double, is_even
+
+
+    def test_double():
+        assert double(5) == 10
+
+
+    def test_even():
+        assert is_even(4) and not is_even(3)
+''')
+
+
+def test_doctest_ids_do_not_make_a_source_module_a_test_file():
+    ids = ["numbers_lib.py::numbers_lib", "numbers_lib.py::numbers_lib.double", "pkg/__init__.py::pkg",
+           "src/pkg/mod.py::pkg.mod.Thing.method", "tests/test_it.py::test_double",
+           "tests/test_it.py::TestBox::test_area[1.5-2]", "test_flat.py::test_x[a.b]"]
+    assert files_with_tests(ids) == {"tests/test_it.py", "test_flat.py"}
+
+
+def test_a_package_with_doctests_yields_mutants_of_its_modules(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "numbers_lib.py").write_text(LIB)
+    (repo / "tests" / "test_it.py").write_text(TESTS)
+    (repo / "pytest.ini").write_text("[pytest]\naddopts = --doctest-modules\n")
+    data = {"source": {"repo": str(repo)}, "seeds": {"mutate": 0},
+            "limits": {"max_mutants": 6, "workers": 1}, "profiles": {"plain": {"venv": False}},
+            "profile": "plain"}
+    summary = run(data, tmp_path / "out")
+    assert summary["mutants"] > 0, summary
+    records = [json.loads(x) for x in (tmp_path / "out" / "instances.jsonl").read_text().splitlines()]
+    assert records and all(r["entity"].startswith("numbers_lib.") or "numbers_lib" in r["patch"] for r in records)
+    assert any(t.startswith("numbers_lib.py::") for r in records for t in r["FAIL_TO_PASS"] + r["PASS_TO_PASS"])

@@ -1,0 +1,65 @@
+"""mutate.issue: the symptom-based issue writer."""
+
+from gen09_core.entities import module_name
+from gen09_core.mutate.issue import cut_at_token, forbidden_strings, write_issue
+
+
+def test_issue_is_symptom_based(tmp_path):
+    repo = tmp_path
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_calc.py").write_text("from calc import add\n\n\ndef test_add_small():\n"
+                                                  "    assert add(2, 3) == 5\n")
+    failures = {"tests/test_calc.py::test_add_small": {
+        "message": "AssertionError: assert -1 == 5\n +  where -1 = add(2, 3)",
+        "trace": [["tests/test_calc.py", 5], ["calc/ops.py", 2]]}}
+    diff = "--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a + b\n+    return a - b\n"
+    text = write_issue("calc.ops", failures, ["tests/test_calc.py::test_add_small"],
+                       ["tests/test_calc.py::test_add_small", "tests/test_calc.py::test_other"], diff, repo)
+    assert "`add(2, 3)` returns `-1`, but `5` is expected." in text
+    assert "assert add(2, 3) == 5" in text
+    for forbidden in ("test_add_small", "test_calc", "pytest", "return a - b", "return a + b", "ops.py"):
+        assert forbidden not in text
+    assert text == write_issue("calc.ops", failures, ["tests/test_calc.py::test_add_small"],
+                               ["tests/test_calc.py::test_add_small"], diff, repo)
+
+
+def test_issue_quotes_the_whole_failing_statement(tmp_path):
+    (tmp_path / "tests").mkdir()
+    source = ("from glom import glom\n\n\ndef test_nested():\n    assert glom(\n        {'a': {'b': 1}},\n"
+              "        'a.b',\n        default=None,\n        skip_exc=KeyError,\n        scope=None,\n"
+              "        glom_debug=False,\n    ) == 2\n")
+    (tmp_path / "tests" / "test_g.py").write_text(source)
+    failures = {"tests/test_g.py::test_nested": {"message": "assert 1 == 2", "trace": [["tests/test_g.py", 5]]}}
+    text = write_issue("glom.core", failures, ["tests/test_g.py::test_nested"], [], "", tmp_path)
+    assert "   assert glom(\n       {'a': {'b': 1}},\n       'a.b',\n       default=None," in text
+    assert "       glom_debug=False,\n   ) == 2" in text
+    assert "a result is `1` where `2` is expected" in text
+
+
+def test_a_long_statement_is_cut_at_a_token_boundary():
+    text = "assert f(" + ", ".join(f"'item{i}'" for i in range(200)) + ") == 1"
+    cut = cut_at_token(text, 100)
+    assert len(cut) <= 104 and cut.endswith(" ...")
+    assert cut[:-4].endswith(("'", ",")) and cut[:-4] == text[:len(cut) - 4]
+    assert cut_at_token("x == 1", 100) == "x == 1"
+
+
+def test_unittest_assertions_are_failed_checks_not_exceptions(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_u.py").write_text("import unittest\nfrom m import f\n\n\nclass T(unittest.TestCase):\n"
+                                                   "    def test_f(self):\n        self.assertEqual(f(5.5), -0.5)\n")
+    failures = {"tests/test_u.py::T::test_f": {"message": "AssertionError: 5.5 != -0.5",
+                                               "trace": [["tests/test_u.py", 7]]}}
+    text = write_issue("m", failures, ["tests/test_u.py::T::test_f"], [], "", tmp_path)
+    assert "self.assertEqual(f(5.5), -0.5)" in text
+    assert "the check reports `5.5 != -0.5`" in text and "raises" not in text
+    raised = {"tests/test_u.py::T::test_f": {"message": "ValueError: bad", "trace": [["tests/test_u.py", 7]]}}
+    assert "It raises `ValueError: bad`." in write_issue("m", raised, list(raised), [], "", tmp_path)
+
+
+def test_issue_drops_lines_naming_tests(tmp_path):
+    failures = {"t/test_x.py::test_explodes": {"message": "RuntimeError: test_explodes broke", "trace": []}}
+    text = write_issue("pkg", failures, ["t/test_x.py::test_explodes"], [], "", tmp_path)
+    assert "test_explodes" not in text and "Several documented behaviours" in text
+    assert module_name("src/pkg/__init__.py") == "pkg"
+    assert "test_x.py" in forbidden_strings(["t/test_x.py::test_explodes"], "")

@@ -1,0 +1,60 @@
+"""mutate.validate: changed lines, test selection and the F2P/P2P judges."""
+
+from gen09_core.mutate.baseline import derive_baseline
+from gen09_core.mutate.validate import changed_lines, judge, judge_same_run, select_tests
+from gen09_core.testrun.jobs import TestJob, TestRun, run_job
+from tests.helpers import repo_with_tests
+
+
+def test_judge_needs_a_failing_and_a_passing_test():
+    first = TestRun("a", "ok", {"t::a": "passed", "t::b": "passed"})
+    base = derive_baseline(first, first)
+    kill = TestRun("m", "ok", {"t::a": "failed"}, {"t::a": {"message": "boom", "trace": []}})
+    verdict = judge(base, kill, ("t::a",), "coverage")
+    assert verdict.status == "valid"
+    assert verdict.fail_to_pass == ("t::a",) and verdict.pass_to_pass == ("t::b",)
+    assert judge(base, TestRun("m", "ok", {"t::a": "passed"}), ("t::a",), "coverage").status == "no_fail_to_pass"
+    gone = TestRun("m", "ok", {})  # a test that vanished (collection error) counts as failing
+    assert judge(base, gone, ("t::a", "t::b"), "full").status == "no_pass_to_pass"
+    assert judge(base, TestRun("m", "timeout"), ("t::a",), "full").status == "timeout"
+
+
+def test_changed_lines_are_lines_of_the_old_text():
+    old = "a\nb\nc\nd\n"
+    assert changed_lines(old, "a\nB\nc\nd\n") == [2]
+    assert changed_lines(old, "a\nc\nd\n") == [2]
+    assert changed_lines(old, "a\nd\nc\nb\n") in ([2, 3, 4], [2, 4], [2, 3])
+
+
+def test_lines_run_at_import_widen_the_selection():
+    run = TestRun("b", "ok", {"t::a": "passed", "t::b": "passed"},
+                  coverage={"m.py": {2: ["t::a"], 5: ["<import>", "t::a"], 9: ["t::b"]}})
+    base = derive_baseline(run, run)
+    assert base.import_lines == {"m.py": [5]}
+    assert select_tests(base, "m.py", [2], "function", (1, 3)) == ("t::a",)
+    assert select_tests(base, "m.py", [5], "function", (4, 6)) == ("t::a", "t::b")
+    assert select_tests(base, "m.py", [1], "class", (1, 3)) == ("t::a",)
+
+
+def test_covering_tests_run_first_and_the_rest_only_when_one_fails(runner_env, tmp_path):
+    repo = repo_with_tests(tmp_path, """
+        def test_a():
+            pass
+        def test_b():
+            pass
+        def test_c():
+            import os
+            assert os.environ.get("GEN09_FIRST")
+        """)
+    ids = tuple(f"tests/test_it.py::test_{n}" for n in "abc")
+    quiet = run_job(runner_env, TestJob("q", str(repo), str(tmp_path / "jobs"), tests=ids, first=(ids[1],)))
+    assert quiet.outcomes == {ids[1]: "passed"}  # stopped after the covering test
+    base = derive_baseline(TestRun("p", "ok", dict.fromkeys(ids, "passed")),
+                           TestRun("p", "ok", dict.fromkeys(ids, "passed")))
+    assert judge_same_run(base, quiet, (ids[1],))[0].status == "no_fail_to_pass"
+    (repo / "tests" / "test_it.py").write_text("def test_a():\n    pass\ndef test_b():\n    assert 0\n"
+                                               "def test_c():\n    assert 0\n")
+    loud = run_job(runner_env, TestJob("l", str(repo), str(tmp_path / "jobs"), tests=ids, first=(ids[1],)))
+    assert set(loud.outcomes) == set(ids)  # went on through the whole set
+    verdict, agrees = judge_same_run(base, loud, (ids[1],))
+    assert verdict.status == "valid" and verdict.fail_to_pass == (ids[1], ids[2]) and agrees is False

@@ -1,0 +1,65 @@
+"""The test-job runner on its own: outcomes from gen09's record, the time and memory limits,
+per-test coverage."""
+
+import sys
+
+from gen09_core.testrun.jobs import TestJob, run_job
+from tests.helpers import repo_with_tests
+
+
+def test_runner_reads_outcomes_from_gen09s_record(runner_env, tmp_path):
+    repo = repo_with_tests(tmp_path, """
+        import pytest
+        def test_ok():
+            assert 1 + 1 == 2
+        def test_bad():
+            assert [1] == [2]
+        @pytest.mark.skip
+        def test_skipped():
+            pass
+        """)
+    run = run_job(runner_env, TestJob("j1", str(repo), str(tmp_path / "jobs")))
+    assert run.status == "ok"
+    assert run.outcomes == {"tests/test_it.py::test_ok": "passed", "tests/test_it.py::test_bad": "failed",
+                            "tests/test_it.py::test_skipped": "skipped"}
+    assert "assert [1] == [2]" in run.failures["tests/test_it.py::test_bad"]["message"]
+    assert not (tmp_path / "jobs" / "j1").exists()  # the job folder is removed
+
+
+def test_runner_enforces_the_timeout(runner_env, tmp_path):
+    repo = repo_with_tests(tmp_path, """
+        import time
+        def test_slow():
+            time.sleep(60)
+        """)
+    run = run_job(runner_env, TestJob("slow", str(repo), str(tmp_path / "jobs"), timeout_sec=2))
+    assert run.status == "timeout"
+
+
+def test_runner_enforces_the_memory_limit(runner_env, tmp_path):
+    repo = repo_with_tests(tmp_path, """
+        def test_big():
+            block = bytearray(2 * 1024 ** 3)
+            assert block
+        """)
+    run = run_job(runner_env, TestJob("big", str(repo), str(tmp_path / "jobs"), memory_mb=600))
+    assert run.outcomes.get("tests/test_it.py::test_big") == "failed"
+    assert "MemoryError" in run.failures["tests/test_it.py::test_big"]["message"]
+
+
+def test_coverage_records_which_test_ran_which_line(runner_env, tmp_path):
+    repo = repo_with_tests(tmp_path, """
+        from lib import double, unused
+        def test_double():
+            assert double(2) == 4
+        """)
+    (repo / "lib.py").write_text("def double(x):\n    return x * 2\n\n\ndef unused():\n    return 0\n")
+    run = run_job(runner_env, TestJob("cov", str(repo), str(tmp_path / "jobs"), coverage=True))
+    assert run.coverage["lib.py"][2] == ["tests/test_it.py::test_double"]
+    assert 6 not in run.coverage["lib.py"]
+
+
+def test_memory_and_time_limits_do_not_leak_into_the_parent():
+    import resource
+
+    assert resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY or sys.platform != "linux"
