@@ -7,14 +7,13 @@ from gen09_core import hookimpl
 from gen09_core.models import (
     Applied,
     Candidate,
-    ChangedFile,
     Edit,
     Patched,
     Rejection,
     SourceFile,
     Span,
 )
-from gen09_core.repo import MAX_FILE_BYTES, Snapshot
+from gen09_core.repo import Snapshot
 from gen09_core.text import line_offsets
 
 
@@ -31,9 +30,11 @@ def gen09_apply_edits(source: SourceFile, edits: tuple[Edit, ...], span: Span | 
             return _reject("overlapping_edits", f"{source.path}: a whole-file edit is combined "
                            "with other edits of the same file")
         return Patched(_newlines(edits[0].content, crlf), ("whole_file",))
-    lo, hi = _bounds(text, span) if span else (0, len(text))
     regions, tiers = [], []
+    outer = span
     for number, edit in enumerate(edits, 1):
+        span = edit.span or outer  # a line-based format pins each edit to its own lines
+        lo, hi = _bounds(text, span) if span else (0, len(text))
         found = _locate(source.path, text, number, edit, crlf, (lo, hi), span, tolerant)
         if isinstance(found, Rejection):
             return found
@@ -83,45 +84,11 @@ def _locate(path: str, text: str, number: int, edit: Edit, crlf: bool, bounds: t
 
 def apply_candidate(registry, snapshot: Snapshot, candidate: Candidate, target,
                     tolerant: bool = False) -> Applied | Rejection:
-    """Apply one candidate to the snapshot in memory; same input → same bytes or the same
-    rejection. ``tolerant`` enables the indentation/trailing-whitespace matching tier."""
-    by_file: dict[str, list[Edit]] = {}
-    for edit in candidate.edits:
-        by_file.setdefault(edit.file, []).append(edit)
-    changed, tiers, named = [], [], {}
-    for path, edits in by_file.items():
-        source = snapshot.read(path)
-        if isinstance(source, Rejection):
-            return source
-        real = snapshot.real(path)  # what --write will write: symlinks resolved
-        if real in named:
-            return _reject("aliased_file", f"{named[real]} and {path} are the same file ({real})")
-        named[real] = path
-        if source is None:
-            if len(edits) == 1 and edits[0].whole_file:
-                changed.append(ChangedFile(real, None, edits[0].content))
-                tiers.append("whole_file")
-                continue
-            return _reject("file_missing", f"{path} does not exist in the repository")
-        span = target.span if target is not None and target.file == path else None
-        result = registry.apply_edits(source, tuple(edits), span, tolerant)
-        if isinstance(result, Rejection):
-            return result
-        tiers += result.tiers
-        if result.text != source.text:
-            changed.append(ChangedFile(real, source, result.text, source.bom))
-    return _checked(candidate, changed, tiers)
+    """Apply one candidate to the snapshot in memory (``gen09_core.apply_files``: file
+    operations, path checks, then this module's applicator per file)."""
+    from gen09_core.apply_files import apply_candidate as apply_files
 
-
-def _checked(candidate: Candidate, changed: list[ChangedFile], tiers: list[str]) -> Applied | Rejection:
-    """The applied candidate, unless it changes nothing or makes a file too large."""
-    if not changed:
-        return _reject("no_change", "the candidate leaves every file byte-identical")
-    for file in changed:
-        if len(file.new_text) > MAX_FILE_BYTES // 4 and len(file.new_bytes()) > MAX_FILE_BYTES:
-            return _reject("too_large", f"{file.path} would be larger than the {MAX_FILE_BYTES}-byte "
-                           "file limit")
-    return Applied(candidate, tuple(changed), tuple(tiers))
+    return apply_files(registry, snapshot, candidate, target, tolerant)
 
 
 def _tolerant_matches(text: str, search: str, replace: str, lo: int, hi: int) -> list:

@@ -24,11 +24,16 @@ def normal_form(registry, applied: Applied) -> str:
     language pack (when one serves it), whitespace collapsed."""
     parts = []
     for changed in sorted(applied.files, key=lambda f: f.path):
+        if changed.deleted:
+            parts.append(f"=== {changed.path} (deleted)")
+            continue
         language = registry.language_of(changed.path)
         text = None
         if language:
             text = registry.normalize(language, changed.new_text, changed.original and changed.old_text)
-        parts.append(f"=== {changed.path}\n{collapse_whitespace(changed.new_text if text is None else text)}")
+        moved = f" (moved from {changed.moved_from})" if changed.moved_from else ""
+        form = collapse_whitespace(changed.new_text if text is None else text)
+        parts.append(f"=== {changed.path}{moved}\n{form}")
     return "\n".join(parts)
 
 

@@ -27,10 +27,13 @@ class GateResult:
 def gate(registry, applied: list[Applied], hard_lint=DEFAULT_HARD_LINT) -> list[GateResult]:
     """Gate every applied candidate; results align with ``applied``."""
     rejections: list[Rejection | None] = [None] * len(applied)
-    ungated = [tuple(f.path for f in a.files if not registry.language_of(f.path)) for a in applied]
+    ungated = [tuple(f.path for f in a.files if not f.deleted and not registry.language_of(f.path))
+               for a in applied]
     originals: dict[str, list[Finding]] = {}
     for i, candidate in enumerate(applied):
         for changed in candidate.files:
+            if changed.deleted:
+                continue
             rejection = _syntax(registry, changed, originals)
             if rejection:
                 rejections[i] = rejection
@@ -62,7 +65,7 @@ def _lint(registry, applied, rejections, select) -> None:
         if rejections[i] is None:
             for changed in candidate.files:
                 language = registry.language_of(changed.path)
-                if language:
+                if language and not changed.deleted:
                     by_language.setdefault(language, []).append((i, changed))
     for language, items in by_language.items():
         originals = {c.path: c.old_text for _, c in items if c.original is not None}

@@ -25,7 +25,7 @@ import re
 
 from attrs import frozen
 
-from gen09_core import llm
+from gen09_core import generate_patch, llm
 from gen09_core.errors import BadInput, Gen09Error
 from gen09_core.models import CandidateBatch, Representation
 
@@ -37,6 +37,7 @@ OUTPUT_MODES = ("json_schema", "json_object", "text")
 SAMPLING_MODES = ("array", "choices")
 PARSE_FAILURE_POLICIES = ("regenerate", "greedy")
 SCHEMA_NAME = "gen09_candidates"
+PATCH_FORMATS = generate_patch.PATCH_FORMATS
 
 
 @frozen
@@ -256,7 +257,10 @@ def user_prompt(package, fmt: str, n: int, per_response: int, output: str,
     target = package.target
     parts = ["# 1. intent_package", json.dumps(package.prompt_json(), indent=2, ensure_ascii=False), ""]
     parts.append("# 2. edit_format")
-    if fmt == "search_replace":
+    if fmt in PATCH_FORMATS:
+        parts.append(generate_patch.describe(fmt, target))
+        parts.append("```\n" + (file_text or "") + ("" if (file_text or "").endswith("\n") else "\n") + "```")
+    elif fmt == "search_replace":
         parts.append(
             f"search_replace: each candidate is one {{search, replace}} pair. `search` is exact "
             f"source text present in {target.file} lines {target.span.start}-{target.span.end} "
@@ -270,14 +274,19 @@ def user_prompt(package, fmt: str, n: int, per_response: int, output: str,
     parts += ["", "# 3. n_candidates", str(n), "", "# answer"]
     many = "candidate" if per_response == 1 else f"{per_response} distinct candidates"
     if output == "text":
-        if fmt == "search_replace":
+        if fmt in PATCH_FORMATS:
+            parts.append(f"Write {many}, each as one " + (
+                "patch from *** Begin Patch to *** End Patch." if fmt == "apply_patch"
+                else "fenced ```diff code block holding the unified diff."))
+        elif fmt == "search_replace":
             parts.append(f"Write {many}, each as one block exactly like this and nothing else:\n"
                          "<<<<<<< SEARCH\n(exact lines to find)\n=======\n(replacement lines)\n"
                          ">>>>>>> REPLACE")
         else:
             parts.append(f"Write {many}, each as one fenced code block holding the whole file.")
     else:
-        shape = '{"search": "...", "replace": "..."}' if fmt == "search_replace" else '{"content": "..."}'
+        shape = {"search_replace": '{"search": "...", "replace": "..."}', "whole_file": '{"content": "..."}'
+                 }.get(fmt, '{"patch": "..."}')
         parts.append(f'Answer with one JSON object {{"candidates": [...]}} holding {many}, each '
                      f"{shape}, and no other keys.")
     return "\n".join(parts)
@@ -285,7 +294,9 @@ def user_prompt(package, fmt: str, n: int, per_response: int, output: str,
 
 def output_schema(fmt: str, count: int) -> dict:
     """The JSON Schema the answer must satisfy: ``{"candidates": [record × 1..count]}``."""
-    if fmt == "search_replace":
+    if fmt in PATCH_FORMATS:
+        record = generate_patch.record_schema()
+    elif fmt == "search_replace":
         record = {"type": "object", "additionalProperties": False, "required": ["search", "replace"],
                   "properties": {"search": {"type": "string"}, "replace": {"type": "string"}}}
     else:
@@ -348,7 +359,8 @@ def parse_json_candidates(content: str, fmt: str) -> list[dict]:
     items = data["candidates"]
     if not isinstance(items, list) or not items:
         raise ParseFailure("schema violation: candidates must be a non-empty array")
-    keys = {"search", "replace"} if fmt == "search_replace" else {"content"}
+    keys = {"search", "replace"} if fmt == "search_replace" else {"patch"} if fmt in PATCH_FORMATS \
+        else {"content"}
     records = []
     for k, item in enumerate(items):
         if not isinstance(item, dict) or set(item) != keys:
@@ -371,6 +383,8 @@ def parse_text(content: str, fmt: str) -> list[dict]:
     """Records from a text answer: fenced SEARCH/REPLACE blocks (search_replace) or fenced
     code blocks holding whole files (whole_file). A stray or unbalanced marker is a
     malformed block (``ParseFailure``)."""
+    if fmt in PATCH_FORMATS:
+        return generate_patch.from_text(content, fmt, ParseFailure)
     if fmt != "search_replace":
         files = [m.group(1) for m in _FENCE.finditer(content)]
         if not files:
@@ -397,6 +411,8 @@ def _checked(record: dict, fmt: str, where: str) -> dict:
             value.encode("utf-8")
         except UnicodeEncodeError:
             raise ParseFailure(f"malformed block: {where} holds a lone surrogate") from None
+    if fmt in PATCH_FORMATS:
+        return generate_patch.check(record, fmt, where, ParseFailure)
     if fmt == "search_replace" and not record["search"]:
         raise ParseFailure(f"malformed block: {where} has an empty search")
     if fmt == "whole_file" and not record["content"]:
@@ -424,7 +440,7 @@ def candidates_json(package, representation: Representation, records: list[dict]
 
 
 def _file_text(repo, package, representation) -> str | None:
-    if representation.format != "whole_file" or repo is None:
+    if representation.format not in ("whole_file", *PATCH_FORMATS) or repo is None:
         return None
     from gen09_core.repo import Snapshot
 

@@ -47,7 +47,9 @@ def gen09_apply_edits(source, edits, span, tolerant):
     """Stage (d): apply one candidate's edits to one file.
 
     :param source: ``models.SourceFile`` — the file's snapshot.
-    :param edits: ``tuple[models.Edit, ...]`` — the candidate's edits of that file.
+    :param edits: ``tuple[models.Edit, ...]`` — the candidate's edits of that file (text
+        edits only: file operations never reach it; an edit with its own ``span`` — a
+        unified-diff or apply_patch hunk pinned to its lines — must match inside that span).
     :param span: ``models.Span | None`` — where search blocks must match, if anywhere.
     :param tolerant: ``bool`` — whether the opt-in tolerant matching tier is enabled.
     :returns: ``models.Patched`` (new text and each edit's match tier) or

@@ -9,7 +9,8 @@ only while a write is in progress or after one was interrupted.
 are copied: the swap in ``gen09_core.write`` never modifies that file) or, across file
 systems, a copy of its bytes. Then, written last and atomically, ``journal.json``: per
 target its path, the temp name its new bytes are staged under, its ``old-N`` (null for a
-file that did not exist), its mode and the sha256 of the new bytes; and the folders the
+file that did not exist), its mode and the sha256 of the new bytes (null: the write
+deletes the file); and the folders the
 write creates. While ``journal.json`` exists the
 repository may be part-written. Rolling back from it never modifies it: a file holding the
 new bytes gets its old bytes (or is removed), staged temp files and created (empty) folders
@@ -170,6 +171,13 @@ def _undo(root: Path, folder: Path, entry: dict) -> str:
     path, tmp = root / entry["path"], root / entry["tmp"]
     old = None if entry["old"] is None else (folder / entry["old"]).read_bytes()
     current = read_or_none(path)
+    if entry["new_sha256"] is None:  # the write deletes this file
+        tmp.unlink(missing_ok=True)
+        if current is None:
+            write_file(tmp, old, entry["mode"])
+            os.replace(tmp, path)
+            return "restored (its deletion was undone)"
+        return "unchanged" if current == old else "left as another process wrote it"
     if current is not None and hashlib.sha256(current).hexdigest() == entry["new_sha256"]:
         if old is None:
             path.unlink()
@@ -244,7 +252,9 @@ def _load(folder: Path) -> dict | None:
 
 def _valid(entry) -> bool:
     old = entry["old"]
-    return (_inside(entry["path"]) and _inside(entry["tmp"]) and isinstance(entry["new_sha256"], str)
+    new = entry["new_sha256"]
+    return (_inside(entry["path"]) and _inside(entry["tmp"])
+            and (isinstance(new, str) or (new is None and old is not None))
             and (old is None or isinstance(old, str) and old.startswith("old-") and "/" not in old)
             and (entry["mode"] is None or isinstance(entry["mode"], int)))
 

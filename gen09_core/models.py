@@ -39,13 +39,37 @@ class Target:
 
 
 @frozen
+class Locate:
+    """How a line-based format (unified diff, apply_patch, editor insert) pins its edit;
+    ``gen09_core.locate`` turns it into an exact search/replace inside a ``span``.
+    ``anchors``: lines that must each occur once, in order, before the match (V4A ``@@``);
+    ``at_end``: the match must end the file; ``after_line``: insert ``replace`` after this
+    line (0 = top); ``loose_eol``: lines carry no terminator of their own (V4A), so the
+    file's final-newline state is kept."""
+
+    anchors: tuple[str, ...] = ()
+    at_end: bool = False
+    after_line: int | None = None
+    loose_eol: bool = False
+
+
+@frozen
 class Edit:
-    """One edit to one file: a search/replace pair, or the whole new file in ``content``."""
+    """One edit to one file: a search/replace pair (matched once, inside ``span`` when
+    given), the whole new file in ``content`` (``create``: refused when the file exists),
+    a deletion (``delete``; ``search``, when given, is the content it must have) or a
+    rename (``move_to``, after the candidate's other edits of the file). ``locate``
+    marks a line-based edit still to be pinned to its lines."""
 
     file: str
     search: str | None = None
     replace: str | None = None
     content: str | None = None
+    span: Span | None = None
+    locate: Locate | None = None
+    create: bool = False
+    delete: bool = False
+    move_to: str | None = None
 
     @property
     def whole_file(self) -> bool:
@@ -55,10 +79,12 @@ class Edit:
 
 @frozen
 class Candidate:
-    """One candidate change: an ordered list of edits, possibly over several files."""
+    """One candidate change: an ordered list of edits, possibly over several files.
+    ``malformed`` is the rejection of a candidate whose patch text could not be parsed."""
 
     id: str
     edits: tuple[Edit, ...]
+    malformed: Rejection | None = None
 
 
 @frozen
@@ -141,12 +167,21 @@ class SourceFile:
 
 @frozen
 class ChangedFile:
-    """One file as a candidate leaves it; ``original`` is None for a newly created file."""
+    """One file as a candidate leaves it; ``original`` is None for a newly created file.
+    A ``deleted`` file has no new text; a renamed file is its source's deletion plus this
+    file at the new path, with ``moved_from`` naming the source and ``original`` its text."""
 
     path: str
     original: SourceFile | None
     new_text: str
     bom: bool = False
+    deleted: bool = False
+    moved_from: str | None = None
+
+    @property
+    def created(self) -> bool:
+        """True when the path does not exist before the write (a new or moved-in file)."""
+        return self.original is None or self.moved_from is not None
 
     @property
     def old_text(self) -> str:

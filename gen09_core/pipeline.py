@@ -63,12 +63,7 @@ def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD
 
 
 def _representation(registry, batch: CandidateBatch) -> Representation:
-    chosen = represent.select(registry, batch.target)
-    if batch.format and batch.format != chosen.format:
-        return Representation(chosen.classification, batch.format,
-                              f"format {batch.format} given by the input (stage (b) would "
-                              f"choose {chosen.format}: {chosen.reason})")
-    return chosen
+    return represent.override(represent.select(registry, batch.target), batch.format, "the input")
 
 
 def unified_diff(applied: Applied) -> str:
@@ -78,24 +73,43 @@ def unified_diff(applied: Applied) -> str:
     ``diff --git`` header per file and ``new file mode`` for a created one (so an empty
     file is created too). Only the changed middle of each file (plus context) goes through difflib."""
     chunks = []
+    moved = {f.moved_from for f in applied.files if f.moved_from}
     for changed in applied.files:
+        if changed.deleted and changed.path in moved:
+            continue  # shown as the rename of its new path
         bom = "\ufeff"
         old = _lines(bom * bool(changed.original and changed.original.bom) + changed.old_text)
-        new = _lines(bom * changed.bom + changed.new_text)
+        new = [] if changed.deleted else _lines(bom * changed.bom + changed.new_text)
         head, tail = common_ends(old, new)
         lo = max(head - DIFF_CONTEXT, 0)
         cut = max(tail - DIFF_CONTEXT, 0)
-        chunks.append(f"diff --git a/{changed.path} b/{changed.path}\n")
-        if changed.original is None:
-            chunks.append("new file mode 100644\n")
-        source = f"a/{changed.path}" if changed.original else "/dev/null"
+        was = changed.moved_from or changed.path
+        chunks.append(git_header(changed))
+        if changed.moved_from and old == new:
+            continue
+        source = f"a/{was}" if changed.original else "/dev/null"
+        dest = "/dev/null" if changed.deleted else f"b/{changed.path}"
         lines = difflib.unified_diff(old[lo:len(old) - cut], new[lo:len(new) - cut], source,
-                                     f"b/{changed.path}", n=DIFF_CONTEXT)
+                                     dest, n=DIFF_CONTEXT)
         for line in lines:
             if line.startswith("@@") and lo:
                 line = _shift_hunk(line, lo)
             chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(chunks)
+
+
+def git_header(changed) -> str:
+    """The ``diff --git`` line of one changed file, with git's ``new file mode``,
+    ``deleted file mode`` or ``rename from`` / ``rename to`` lines where due."""
+    was = changed.moved_from or changed.path
+    head = f"diff --git a/{was} b/{changed.path}\n"
+    if changed.original is None:
+        return head + "new file mode 100644\n"
+    if changed.deleted:
+        return head + "deleted file mode 100644\n"
+    if changed.moved_from:
+        return head + f"rename from {was}\nrename to {changed.path}\n"
+    return head
 
 
 def _lines(text: str) -> list[str]:

@@ -37,3 +37,12 @@ def gen09_select_representation(target: Target | None, change_files: tuple[str, 
 def select(registry, target: Target | None, change_files=()) -> Representation:
     """Ask the plugins (the default above runs last) for the representation."""
     return registry.select_representation(target, tuple(sorted(change_files)))
+
+
+def override(chosen: Representation, fmt: str | None, by: str) -> Representation:
+    """``chosen`` with the format ``fmt`` given ``by`` the user, recording what stage (b)
+    would have chosen; ``chosen`` itself when no other format is given."""
+    if not fmt or fmt == chosen.format:
+        return chosen
+    return Representation(chosen.classification, fmt, f"format {fmt} given by {by} (stage (b) "
+                          f"would choose {chosen.format}: {chosen.reason})")

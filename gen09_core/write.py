@@ -48,20 +48,21 @@ class Conflict(EnvironmentFailure):
 @frozen
 class Target:
     """One file of the write: where it goes, where its new bytes are staged, its mode (None
-    for a new file), and its verified old bytes (None: absent) and new bytes."""
+    for a new file), and its verified old bytes (None: absent) and new bytes (None: the
+    file is deleted; its old bytes pass through the temp name on their way out)."""
 
     path: str
     tmp: str
     mode: int | None
     old: bytes | None
-    new: bytes
+    new: bytes | None
 
     def entry(self) -> dict:
         """The journal manifest's entry (without its old copy)."""
         import hashlib
 
-        return {"path": self.path, "tmp": self.tmp, "mode": self.mode,
-                "new_sha256": hashlib.sha256(self.new).hexdigest()}
+        digest = None if self.new is None else hashlib.sha256(self.new).hexdigest()
+        return {"path": self.path, "tmp": self.tmp, "mode": self.mode, "new_sha256": digest}
 
 
 def write_files(root, files: tuple[ChangedFile, ...], force: bool = False) -> None:
@@ -86,7 +87,8 @@ def _transaction(root: Path, targets: list[Target], dirs: list[str]) -> None:
         for rel in dirs:
             (root / rel).mkdir(exist_ok=True)
         for t in targets:
-            journal.write_file(root / t.tmp, t.new, t.mode)
+            if t.new is not None:
+                journal.write_file(root / t.tmp, t.new, t.mode)
         for t in targets:
             _place(root, t)
         for parent in {(root / rel).parent for rel in [t.path for t in targets] + dirs}:
@@ -120,7 +122,7 @@ def _verify(root: Path, changed: ChangedFile, txid: str, force: bool) -> Target:
     path = resolve(root, changed.path)
     if isinstance(path, Rejection):
         raise EnvironmentFailure(f"{changed.path}: {path.detail}")
-    expected = None if changed.original is None else changed.original.encode()
+    expected = None if changed.created else changed.original.encode()
     try:
         current = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
@@ -138,7 +140,8 @@ def _verify(root: Path, changed: ChangedFile, txid: str, force: bool) -> Target:
                                      "written (--force writes it anyway)")
     rel = path.relative_to(root)
     tmp = rel.parent / f".{rel.name[:200]}.{txid}.gen09"
-    return Target(rel.as_posix(), tmp.as_posix(), mode, current, changed.new_bytes())
+    new = None if changed.deleted else changed.new_bytes()
+    return Target(rel.as_posix(), tmp.as_posix(), mode, current, new)
 
 
 def _missing_dirs(root: Path, targets: list[Target]) -> list[str]:
@@ -161,6 +164,13 @@ def _place(root: Path, target: Target) -> None:
     path, tmp, old = root / target.path, root / target.tmp, target.old
     changed = Conflict(f"{target.path} was changed by another process while gen09 was writing it; "
                        "the other process's file was kept")
+    if target.new is None:  # a deletion: move the file aside, check it, then drop it
+        os.rename(path, tmp)
+        if tmp.read_bytes() != old:
+            os.rename(tmp, path)
+            raise changed
+        tmp.unlink()
+        return
     if old is None:
         try:
             if _renameat2(tmp, path, RENAME_NOREPLACE):

@@ -26,11 +26,12 @@ def gen09_languages():
 def gen09_parse(language, path, text, original):
     """Compile (not just parse): ``return`` outside a function and other compile-time
     errors reject too. The message carries no line number, so it compares across edits.
-    With the ``original``, only the changed top-level statements are compiled when that
-    decides for the whole file (``gen09_python.pieces``)."""
+    With the ``original``, only the changed class-body or top-level statements are compiled
+    when that decides for the whole file (``gen09_python.pieces``)."""
     if language != LANGUAGE:
         return None
-    if original is not None and pieces.chunk(original, text) is not None:
+    if original is not None and (pieces.class_chunk_compiles(original, text)
+                                 or pieces.chunk(original, text) is not None):
         return []
     try:
         with warnings.catch_warnings():

@@ -111,6 +111,71 @@ def chunk(original: str, new: str) -> Chunk | None:
 
 
 @functools.lru_cache(maxsize=16)
+def class_bodies(original: str) -> dict[int, tuple[tuple[int, ...], str, bool]]:
+    """Per top-level class (by the 0-based line of its statement's start): the starts of its
+    body statements, the body's indentation, and whether the body declares ``global`` or
+    ``nonlocal`` at class level (those rules span statements)."""
+    tree = ast.parse(original)
+    lines = split_lines(original)
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.body:
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+            starts = tuple(min([n.lineno] + [d.lineno for d in getattr(n, "decorator_list", [])]) - 1
+                           for n in node.body)
+            first = lines[starts[0]]
+            indent = first[:len(first) - len(first.lstrip(" \t"))]
+            spans = any(isinstance(n, ast.Global | ast.Nonlocal) for n in node.body)
+            found[start] = (starts, indent, spans)
+    return found
+
+
+@functools.lru_cache(maxsize=512)
+def class_chunk_compiles(original: str, new: str) -> bool:
+    """True when ``new`` changes only whole body statements of one top-level class of the
+    original, and those compile as a class body at the same indentation: then, like a
+    top-level chunk, they decide for the whole file. False when that cannot be shown (the
+    caller falls back to the top-level chunk, then the whole file)."""
+    lay = layout(original)
+    if lay is None or lay.module_global or "\r" in new.replace("\r\n", ""):
+        return False
+    old, now = lay.lines, split_lines(new)
+    head, tail = common_ends(old, now)
+    first = bisect.bisect_right(lay.cuts, head) - 1
+    last = bisect.bisect_left(lay.cuts, len(old) - tail)
+    entry = class_bodies(original).get(lay.cuts[first])
+    if last - first != 1 or entry is None or entry[2]:
+        return False
+    starts, indent, _ = entry
+    cuts = (*starts, lay.cuts[last])
+    if head < cuts[0] or not indent:
+        return False
+    b_first = bisect.bisect_right(cuts, head) - 1
+    b_last = max(bisect.bisect_left(cuts, len(old) - tail), b_first + 1)
+    start, stop = cuts[b_first], cuts[b_last]
+    text = "".join(now[start:len(now) - (len(old) - stop)])
+    if _SPANNING.search(text) or "__future__" in text:
+        return False
+    source = f"class _gen09_body_:\n{text}{indent}_gen09_end_ = 0\n"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = compile(source, "<chunk>", "exec", lay.future_flags | ast.PyCF_ONLY_AST, dont_inherit=True)
+            body = tree.body[0].body if len(tree.body) == 1 and isinstance(tree.body[0], ast.ClassDef) else []
+            end = body[-1] if body else None
+            if not (isinstance(end, ast.Assign) and isinstance(end.targets[0], ast.Name)
+                    and end.targets[0].id == "_gen09_end_" and end.col_offset == len(indent)):
+                return False
+            compile(tree, "<chunk>", "exec", lay.future_flags, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+_SPANNING = re.compile(r"^[ \t]*(?:global|nonlocal)\b", re.M)
+
+
+@functools.lru_cache(maxsize=16)
 def normalized_pieces(original: str, strip) -> tuple[str, ...] | None:
     """``strip`` applied to each piece of the original between consecutive cuts."""
     lay = layout(original)

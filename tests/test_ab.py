@@ -420,3 +420,28 @@ def test_the_target_is_what_the_first_source_hunk_changes(registry):
     assert path == "pkg/mod.py" and (span.start, span.end) == (13, 13)  # context lines left out
     inserted = "--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -4,3 +4,4 @@\n a\n b\n+c\n d\n"
     assert source_target(inserted, registry)[1].start == 5
+
+
+def test_formats_add_one_arm_per_format_and_probe_each_patch_format(mutated):
+    out = mutated / "ab-formats"
+    done = run_gen09("ab", mutated / "run", "--k", "2", "--n", "2", "--seed", "5", "--workers", "2",
+                     "--generator", "template", "--formats", "search_replace,udiff,apply_patch,whole_file",
+                     "--out", out)
+    assert done.returncode == 0, done.stderr
+    report = _report(out)
+    formats = report["formats"]
+    assert sorted(formats) == ["apply_patch", "search_replace", "udiff", "whole_file"]  # report.json sorts keys
+    assert {f"format:{f}" for f in formats} <= set(report["arms"])
+    # the template generator makes the same line rewrites in every format: the formats must agree
+    rows = {f: [(r["task"], r["generated"], r["applied_and_parsed"], r["distinct_valid"])
+                for r in report["per_task"][f"format:{f}"]] for f in formats}
+    assert rows["udiff"] == rows["apply_patch"] == rows["search_replace"]
+    assert all(row["generated"] > 0 and row["edit_success"] is not None for row in formats.values())
+    for fmt in ("udiff", "apply_patch"):
+        probed = report["probe"]["formats"][fmt]
+        assert probed["all_rejected"] and probed["repositories_corrupted"] == 0
+        assert all(row["planted"] == row["rejected"] == 2 for row in probed["planted"].values())
+    assert "malformed_patch" in report["probe"]["formats"]["udiff"]["planted"]["truncated_hunk"]["reasons"]
+    assert "## Edit formats" in (out / "report.md").read_text()
+    bad = run_gen09("ab", mutated / "run", "--generator", "template", "--formats", "udiff,yaml", "--out", out)
+    assert bad.returncode == 2 and "yaml is not one of" in bad.stderr

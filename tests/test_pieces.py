@@ -16,7 +16,10 @@ MODULES = [Path(m.__file__).read_text(encoding="utf-8") for m in (textwrap, json
 SNIPPETS = ["    return x\n", "def f(:\n", "x = '''\n", "'''\n", "global y\n", "y = 1  # note\n",
             "from __future__ import annotations\n", "    pass\n", ")\n", "@decorator\n", "\n",
             "class K:\n", "    s = '# not a comment'\n", "return 1\n", "    yield\n", "\tx = 1\n",
-            "async def g():\n", "    await h()\n", "await h()\n", "nonlocal z\n"]
+            "async def g():\n", "    await h()\n", "await h()\n", "nonlocal z\n",
+            # class bodies: a method, a body-level rule that spans statements, a dedent
+            "    def m(self):\n", "        return self\n", "    global g\n", "    nonlocal n\n",
+            "        yield\n", "  odd = 1\n", "def top():\n", "    x: int = 1\n", "    return\n"]
 
 
 def whole_compiles(text):
@@ -64,3 +67,16 @@ def test_the_chunk_is_small_for_a_local_edit():
     assert new != original
     chunk = pieces.chunk(original, new)
     assert chunk is not None and chunk.text.count("\n") < len(original.split("\n")) / 5
+
+
+def test_an_edit_inside_one_method_compiles_only_that_class_body_statement():
+    original = MODULES[2]  # argparse: classes of hundreds of lines
+    new = original.replace("        self._prog = prog\n", "        self._prog = prog or None\n", 1)
+    assert new != original
+    assert pieces.class_chunk_compiles(original, new)
+    broken = original.replace("        self._prog = prog\n", "        self._prog = (prog\n", 1)
+    dedented = original.replace("        self._prog = prog\n", "def escaped():\n    pass\n", 1)
+    assert not pieces.class_chunk_compiles(original, broken)
+    assert not pieces.class_chunk_compiles(original, dedented)
+    assert pack.gen09_parse("python", "m.py", broken, original) != []
+    assert (pack.gen09_parse("python", "m.py", dedented, original) == []) == whole_compiles(dedented)

@@ -198,8 +198,8 @@ def _crash_at(step: int, action) -> int:
         code = 0
         try:
             counter = [0]
-            for module, name in [(os, "open"), (os, "link"), (os, "replace"), (os, "unlink"), (os, "mkdir"),
-                                 (os, "rmdir"), (os, "fsync"), (write, "_renameat2")]:
+            for module, name in [(os, "open"), (os, "link"), (os, "replace"), (os, "rename"), (os, "unlink"),
+                                 (os, "mkdir"), (os, "rmdir"), (os, "fsync"), (write, "_renameat2")]:
                 real = getattr(module, name)
 
                 def counted(*args, _real=real, **kwargs):

@@ -27,8 +27,9 @@ class Arm:
     removes: str | None = None  # the mechanism this ablation arm removes
 
 
-def arms(n: int, tolerant: bool = False) -> list[Arm]:
-    """Baseline, candidate, and the ablations (plus the tolerant-matching tier's)."""
+def arms(n: int, tolerant: bool = False, formats: tuple[str, ...] = ()) -> list[Arm]:
+    """Baseline, candidate, and the ablations (plus the tolerant-matching tier's, and one
+    candidate arm per format in ``formats``: ``gen09_core.ab.formats``)."""
     candidate = Arm("candidate", True, n, 0.8, None, True)
     out = [
         Arm("baseline", False, 1, 0.0, "search_replace", False),
@@ -40,7 +41,13 @@ def arms(n: int, tolerant: bool = False) -> list[Arm]:
     ]
     if tolerant:
         out.append(evolve(candidate, name="tolerant", tolerant=True, removes=None))
+    out += [evolve(candidate, name=format_arm(fmt), format=fmt, removes=None) for fmt in formats]
     return out
+
+
+def format_arm(fmt: str) -> str:
+    """The name of the candidate arm whose format is fixed to ``fmt``."""
+    return f"format:{fmt}"
 
 
 @frozen

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from gen09_core.ab import arms as arms_module
 from gen09_core.ab import decision, metrics, probe, report, selfcheck
+from gen09_core.ab import formats as ab_formats
 from gen09_core.ab import tasks as task_source
 from gen09_core.ab.run import run_arms
 
@@ -35,7 +36,7 @@ def registry_and_client(generator: str, base_url, model, api_key, prices, record
 def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai", base_url=None,
            model=None, api_key=None, prices=None, output_mode="json_schema", record=None, replay=None,
            python=None, workers=2, tolerant=False, show_progress=True, timeout=None,
-           check_timeout=900.0, executor=None) -> dict:
+           check_timeout=900.0, executor=None, formats=()) -> dict:
     """Run the whole protocol and write the report into ``out``; return a short summary.
 
     Before any arm runs, every sampled task is self-checked (``selfcheck``); failing tasks
@@ -43,7 +44,8 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
     ``EnvironmentFailure`` names the first failure. ``python`` overrides each task's own
     environment; ``timeout`` (default: derived from the self-check runs) bounds each
     candidate's test run. ``executor`` runs the validations (default: ``workers`` at a time
-    on this machine)."""
+    on this machine). ``formats`` adds one candidate arm per edit format
+    (``gen09_core.ab.formats``)."""
     from gen09_core.errors import BadInput, EnvironmentFailure
     from gen09_core.generate import MAX_N, Settings
 
@@ -52,7 +54,8 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
     registry, client = registry_and_client(generator, base_url, model, api_key, prices, record, replay)
     available, skipped = task_source.load(tasks, registry, checkouts)
     drawn = task_source.sample(available, k, seed)
-    arm_list = arms_module.arms(n, tolerant)
+    formats = ab_formats.parse_formats(formats) if isinstance(formats, str) else tuple(formats)
+    arm_list = arms_module.arms(n, tolerant, formats)
     out = Path(out).resolve()
     with _progress(show_progress) as tell:
         checks, runners = selfcheck.self_check(drawn, python, out / "work", check_timeout, workers, tell,
@@ -96,10 +99,13 @@ def run_ab(*, tasks, checkouts=None, n=4, k=20, seed=0, out, generator="openai",
         "decision": decision.decide(per_arm["candidate"], per_arm["baseline"]),
         "ablations": ablations,
         "probe": probe.probe(sample, registry, results),
+        **({"formats": ab_formats.compare(per_arm, formats)} if formats else {}),
         "per_task": {name: [_task_row(r) for r in rows] for name, rows in results.items()},
         "validation_runners": dict(Counter(f.verdict.runner for rows in results.values() for r in rows
                                            for f in r.forwarded)),
     }
+    if formats:
+        body["probe"]["formats"] = ab_formats.probe(sample, registry, formats)
     paths = report.write(Path(out), body)
     return {"label": label, "tasks": len(sample), "verdict": body["decision"]["verdict"],
             "resolve": {name: m["resolve"] for name, m in per_arm.items()}, "files": paths}

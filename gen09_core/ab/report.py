@@ -82,7 +82,30 @@ def markdown(report: dict) -> str:
         lines.append(f"| {kind} | {row['rejected']}/{row['planted']} | "
                      f"{', '.join(f'{k}: {v}' for k, v in row['reasons'].items())} |")
     lines += ["", f"Repositories corrupted: {probe['repositories_corrupted']}.", ""]
+    if "formats" in report:
+        lines += format_lines(report["formats"], probe.get("formats", {}))
     return "\n".join(lines)
+
+
+def format_lines(section: dict, probed: dict) -> list[str]:
+    """The "Edit formats" table (``gen09 ab --formats``) and each patch format's probe rows."""
+    lines = ["## Edit formats", "", "One candidate arm per format, on the identical sample.", "",
+             "| format | edit-success | 95% CI | resolve (selected@1) | 95% CI | generated | regenerate |",
+             "|---|---|---|---|---|---|---|"]
+    for fmt, row in section.items():
+        ci = row["edit_success_ci95"] or [None, None]
+        rci = row["resolve_ci95"]
+        lines.append(f"| {fmt} | {_pct(row['edit_success'])} | {_pct(ci[0])}–{_pct(ci[1])} | "
+                     f"{_pct(row['resolve'])} ({row['resolved']}/{row['tasks']}) | "
+                     f"{_pct(rci[0])}–{_pct(rci[1])} | {row['generated']} | {row['regenerate']} |")
+    for fmt, result in probed.items():
+        lines += ["", f"Planted malformed {fmt} candidates (repositories corrupted: "
+                      f"{result['repositories_corrupted']}):", "",
+                  "| planted | rejected | reasons |", "|---|---|---|"]
+        for kind, row in result["planted"].items():
+            lines.append(f"| {kind} | {row['rejected']}/{row['planted']} | "
+                         f"{', '.join(f'{k}: {v}' for k, v in row['reasons'].items())} |")
+    return lines + [""]
 
 
 def chart(report: dict, path: Path) -> None:

@@ -7,6 +7,7 @@
 - ``model``   — ``intent``, ``generate``, ``run`` (the stages around the one model call)
 - ``mutate``  — ``mutate``, ``verify`` (task generation)
 - ``ab``      — ``ab`` (the A/B protocol)
+- ``mcp``     — ``mcp`` (the tools over the Model Context Protocol; the SDK loads only there)
 
 Command modules import only click at load time; the stages they run are imported inside the
 commands, so ``gen09 apply`` starts fast. Exit codes: 0 success, 1 nothing usable, 2 bad

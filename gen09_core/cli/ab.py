@@ -38,9 +38,13 @@ from gen09_core.testrun.process import children_end_with_us
               help="Where validations run: this machine, or a Ray cluster (gen09[ray]).")
 @click.option("--ray-address", default=None, help="The Ray cluster's address (default: RAY_ADDRESS).")
 @click.option("--tolerant", is_flag=True, help="Also measure the tolerant matching tier as an arm.")
+@click.option("--formats", default=None, metavar="LIST",
+              help="Also run one candidate arm per edit format, e.g. "
+                   "search_replace,udiff,apply_patch,whole_file, and compare them.")
 @children_end_with_us()
 def ab_command(tasks, checkouts, n, k, seed, out, generator, base_url, model, api_key, prices,
-               output_mode, record, replay, python, timeout, workers, executor, ray_address, tolerant):
+               output_mode, record, replay, python, timeout, workers, executor, ray_address, tolerant,
+               formats):
     """Measure whether the candidate stage earns its place.
 
     TASKS is a `gen09 mutate` run folder (fresh, never-published tasks: a held-out sample) or
@@ -52,6 +56,7 @@ def ab_command(tasks, checkouts, n, k, seed, out, generator, base_url, model, ap
     input, 3 when a tool fails or more than 10% of the sample fails its self-check (then
     only self_check.json is written).
     """
+    from gen09_core.ab.formats import parse_formats
     from gen09_core.ab.pipeline import run_ab
     from gen09_core.mutate.executors import make_executor
 
@@ -59,5 +64,6 @@ def ab_command(tasks, checkouts, n, k, seed, out, generator, base_url, model, ap
     summary = run_ab(tasks=tasks, checkouts=checkouts, n=n, k=k, seed=seed, out=out,
                      generator=generator, base_url=base_url, model=model, api_key=api_key,
                      prices=prices, output_mode=output_mode, record=record, replay=replay,
-                     python=python, timeout=timeout, workers=workers, tolerant=tolerant, executor=pool)
+                     python=python, timeout=timeout, workers=workers, tolerant=tolerant, executor=pool,
+                     formats=parse_formats(formats))
     click.echo(json.dumps(summary, indent=2))

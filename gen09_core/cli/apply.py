@@ -24,7 +24,10 @@ from gen09_core.errors import BadInput
               help="When a search block has no exact match, also accept a unique whole-line match "
                    "differing only in indentation shift and trailing whitespace (recorded as "
                    "match_tier: tolerant).")
-def apply_command(candidates, repo, as_json, write_id, force, hard_lint, tolerant):
+@click.option("--emit", "emit_format", type=click.Choice(["udiff", "apply_patch", "search_replace"]),
+              help="Print the valid candidates as a candidates.json batch in this format (which "
+                   "`gen09 apply` takes back, giving the same bytes) instead of the report.")
+def apply_command(candidates, repo, as_json, write_id, force, hard_lint, tolerant, emit_format):
     """Apply, gate and deduplicate the candidates in CANDIDATES.json ('-' for stdin).
 
     Exit status: 0 when at least one candidate is valid (and written, with --write);
@@ -34,11 +37,20 @@ def apply_command(candidates, repo, as_json, write_id, force, hard_lint, toleran
     from gen09_core.cli.output import print_table
     from gen09_core.pipeline import report_json, run_batch
 
+    if emit_format and as_json:
+        raise BadInput("--emit and --json are two different outputs; choose one")
     batch = load(candidates)
     if write_id is not None and write_id not in {c.id for c in batch.candidates}:
         raise BadInput(f"--write {write_id}: no candidate has that id")
     report = run_batch(batch, repo, hard_lint=hard_lint, tolerant=tolerant)
-    if as_json:
+    if emit_format:
+        from gen09_core.formats.emit import emit_batch
+
+        batch_out, skipped = emit_batch(report.outcomes, emit_format)
+        click.echo(json.dumps(batch_out, indent=2, ensure_ascii=False))
+        for cid, why in skipped:
+            click.echo(f"gen09: {cid} not emitted: {why}", err=True)
+    elif as_json:
         click.echo(json.dumps(report_json(report, repo), indent=2))
     else:
         print_table(report)

@@ -12,6 +12,7 @@ import click
 
 from gen09_core.cli.ab import ab_command
 from gen09_core.cli.apply import apply_command, plugins_command, schema_command
+from gen09_core.cli.mcp import mcp_command
 from gen09_core.cli.model import generate_command, intent_command, run_command
 from gen09_core.cli.mutate import mutate_command, verify_command
 from gen09_core.errors import Gen09Error, Interrupted
@@ -84,5 +85,5 @@ def main(debug):
 
 
 for _command in (apply_command, schema_command, plugins_command, intent_command, generate_command,
-                 run_command, mutate_command, verify_command, ab_command):
+                 run_command, mutate_command, verify_command, ab_command, mcp_command):
     main.add_command(_command)

@@ -15,7 +15,11 @@ import click
 from gen09_core.cli.options import ENDPOINT, HARD_LINT, SAMPLING, replay_option, repo_option, stack
 
 _REPO = repo_option("Repository the target lives in (read only).")
-_GENERATION = stack(click.argument("upstream", metavar="UPSTREAM.json"), _REPO, SAMPLING, ENDPOINT,
+_FORMAT = click.option("--format", "edit_format",
+                       type=click.Choice(["search_replace", "whole_file", "udiff", "apply_patch"]),
+                       help="The edit format to ask the model for (default: stage (b)'s choice); "
+                            "udiff and apply_patch answers are parsed strictly, all or nothing.")
+_GENERATION = stack(click.argument("upstream", metavar="UPSTREAM.json"), _REPO, SAMPLING, _FORMAT, ENDPOINT,
                     replay_option(must_exist=False))
 """What every command around the one model call takes."""
 
@@ -109,7 +113,8 @@ def _generate(upstream, repo, options):
                         output=options["output"], sampling=options["sampling"],
                         on_parse_failure=options["on_parse_failure"])
     package = assemble(load_upstream(upstream), repo, registry, source=upstream)
-    representation = represent.select(registry, package.target)
+    representation = represent.override(represent.select(registry, package.target),
+                                        options.get("edit_format"), "--format")
     endpoint = Endpoint.from_env(options["base_url"], options["model"], options["api_key"],
                                  timeout=options["timeout"], retries=options["retries"])
     from gen09_core.generate import firing_condition

@@ -20,6 +20,7 @@ from gen09_core.llm import Endpoint, TransportError, require_scope
 NAME = "template"
 LABEL = "template (deterministic repair templates, not a model)"
 _WORDS = re.compile(r"\w+|[^\w\s]")
+_FORMAT = re.compile(r"# 2\. edit_format\n(\w+):")
 _FENCE = re.compile(r"^```[^\n`]*\n(.*?)^```[ \t]*$", re.S | re.M)
 
 
@@ -38,13 +39,17 @@ class TemplateGenerator:
         if target is None:
             raise TransportError("template generator: no target code in the prompt", retryable=False)
         whole_file = '"content"' in json.dumps(body.get("response_format", {}))
+        asked = _FORMAT.search(prompt)
+        patch_format = asked.group(1) if asked and asked.group(1) in ("udiff", "apply_patch") else None
         wanted = 1 if body.get("temperature", 0) == 0 else _count(prompt, body)
         records = []
         file_text = next(iter(_FENCE.findall(prompt)), None) if whole_file else None
         for search, replace in variants(target["code"]):
             if len(records) == wanted:
                 break
-            if whole_file:
+            if patch_format:
+                records.append({"patch": _patch(patch_format, target["file"], search, replace)})
+            elif whole_file:
                 if file_text is None or file_text.count(search) != 1:
                     continue
                 records.append({"content": file_text.replace(search, replace)})
@@ -78,6 +83,16 @@ def _target(prompt: str) -> dict | None:
         if isinstance(target, dict) and isinstance(target.get("code"), str):
             return target
     return None
+
+
+def _patch(fmt: str, path: str, search: str, replace: str) -> str:
+    """One line rewrite as a unified diff or a V4A patch (no context: the target span
+    locates it)."""
+    old, new = search.rstrip("\n"), replace.rstrip("\n")
+    if fmt == "apply_patch":
+        return f"*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+    eol = "" if search.endswith("\n") else "\n\\ No newline at end of file"
+    return f"--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-{old}{eol}\n+{new}{eol}\n"
 
 
 def _count(prompt: str, body: dict) -> int:
