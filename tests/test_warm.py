@@ -249,3 +249,28 @@ def test_code_that_ran_at_import_time_runs_fresh(tmp_path):
                 assert warm.runner == "warm" and fresh.outcomes["tests/test_it.py::test_double"] == "failed"
     finally:
         runner.close()
+
+
+def test_a_test_that_runs_the_code_in_a_subprocess_sees_the_mutation(tmp_path):
+    """The child also writes the mutated file into the worker's copy (restored afterwards),
+    so a test that runs the library in a subprocess (a console script) sees the mutant."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "lib.py").write_text("def answer():\n    return 42\n")
+    (repo / "tests" / "test_it.py").write_text(
+        "import subprocess, sys\nimport lib\n\n\ndef test_in_process():\n    assert lib.answer() == 42\n\n\n"
+        "def test_in_a_subprocess():\n    out = subprocess.run([sys.executable, '-c', 'import lib; print(lib.answer())'],\n"
+        "                         capture_output=True, text=True, check=True).stdout\n    assert out.strip() == '42'\n")
+    env = TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)), pythonpath=(".",))
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    ids = ("tests/test_it.py::test_in_a_subprocess", "tests/test_it.py::test_in_process")
+    try:
+        job = TestJob("m", str(repo), str(tmp_path / "jobs"), {"lib.py": "def answer():\n    return 41\n"}, ids)
+        warm, fresh = runner(job), run_job(env, job)
+        assert warm.runner == "warm" and warm.outcomes == fresh.outcomes
+        assert set(fresh.outcomes.values()) == {"failed"}
+        after = runner(TestJob("p", str(repo), str(tmp_path / "jobs"), {"lib.py": "def answer():\n    return 42\n"},
+                               ids))
+        assert set(after.outcomes.values()) == {"passed"}  # the worker's copy was restored
+    finally:
+        runner.close()

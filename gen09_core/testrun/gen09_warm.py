@@ -126,7 +126,7 @@ def _order(items, selected, first, files):
     return chosen
 
 
-def _child(session, job, plan):
+def _child(session, job, plan, filename):
     """Run one job in the forked child; never returns."""
     code = 0
     try:
@@ -137,6 +137,8 @@ def _child(session, job, plan):
         for live, new_code in plan:
             for function in live:
                 function.__code__ = new_code
+        with open(filename, "w", encoding="utf-8") as handle:  # subprocesses a test starts read the disk;
+            handle.write(job["text"])  # the worker restores the file after the child
         os.environ["TMPDIR"] = tempfile.tempdir = job["tmpdir"]  # a temp folder of its own
         recorder = sys.modules["gen09_pytest"]
         os.environ["GEN09_OUTCOMES"] = job["outcomes"]
@@ -185,7 +187,7 @@ def pytest_runtestloop(session):
             continue
         pid = os.fork()
         if pid == 0:
-            _child(session, job, plan)
+            _child(session, job, plan, filename)
         _send(out, {"job": job["id"], "kind": "started", "pid": pid})
         _, status, usage = os.wait4(pid, 0)
         _send(out, {"job": job["id"], "kind": "done", "status": status,
