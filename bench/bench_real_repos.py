@@ -10,7 +10,8 @@ For each library: fetch the sdist with ``pip download`` (once, into ``bench/.cac
 real ``gen09 mutate SRC --n N --seed S --out RUN --json`` in a subprocess (no config file),
 then ``gen09 verify RUN --json`` (each bundle in a venv rebuilt from its own lock). Prints a
 markdown table — detected environment, stable tests, mutants, tasks, wall times, verify pass
-rate — and writes JSON to ``bench/results/real_repos.json``. Targets: at least 9 of 10
+rate — and writes JSON to ``bench/results/real_repos.json`` (each finished library's row is
+also appended to ``bench/results/real_repos_rows.jsonl`` as it finishes). Targets: at least 9 of 10
 libraries yield tasks; every exported bundle verifies nop 0 / oracle 1.
 """
 
@@ -101,7 +102,14 @@ def main() -> int:
     wanted = {w.strip() for w in args.only.split(",") if w.strip()}
     chosen = [(n, v) for n, v in LIBRARIES if not wanted or n in wanted]
     start = time.perf_counter()
-    rows = [one(n, v, args.n, args.seed, args.workers) for n, v in chosen]
+    RESULTS.mkdir(exist_ok=True)
+    progress = RESULTS / "real_repos_rows.jsonl"  # one row per finished library: a long run keeps them
+    progress.write_text("")
+    rows = []
+    for name, version in chosen:
+        rows.append(one(name, version, args.n, args.seed, args.workers))
+        with progress.open("a") as f:
+            f.write(json.dumps(rows[-1]) + "\n")
     yielding = sum(1 for r in rows if r.get("tasks"))
     bundles = sum(r.get("verify_total", 0) for r in rows)
     verified = sum(r.get("verify_ok", 0) for r in rows)
@@ -109,7 +117,6 @@ def main() -> int:
               "python": sys.version.split()[0], "n": args.n, "seed": args.seed, "workers": args.workers,
               "libraries": rows, "yielding": yielding, "of": len(rows), "bundles": bundles,
               "bundles_verified": verified, "wall_s": round(time.perf_counter() - start, 1)}
-    RESULTS.mkdir(exist_ok=True)
     (RESULTS / "real_repos.json").write_text(json.dumps(report, indent=2) + "\n")
     print(table(rows))
     print(f"\n{yielding} of {len(rows)} libraries yielded tasks with no configuration; "
