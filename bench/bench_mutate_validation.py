@@ -14,14 +14,19 @@ times with the same seed and limits, so the same mutants are generated:
   per mutant;
 - ``coverage-fresh``: ``selection = "coverage"``, ``runner = "fresh"`` — the covering tests first,
   on to every stable test only when one fails (the confirmation), a new process per mutant;
-- ``coverage-warm``: the same selection on warm workers that collect once and fork per mutant.
+- ``coverage-warm``: the same selection on warm workers that collect once and fork per mutant;
+- ``inferred-warm``: warm workers with ``confirm = "coverage"`` — every covering test runs and
+  no whole-suite confirmation follows: the stable tests that never ran a changed line are
+  PASS_TO_PASS without running.
 
 Reported per accepted (valid) task: runner wall seconds and CPU seconds of the mutant phase
 (validation + confirmation, plus the warm workers' start-up and own CPU; the shared pristine
 baseline is excluded), and the floor: the summed durations of the test phases the warm run
-actually executed. All three runs must accept the same tasks with the same FAIL_TO_PASS and
-PASS_TO_PASS sets; any difference is printed and makes the exit status 1. JSON goes to
-``bench/results/mutate_validation.json``.
+actually executed. The two runners (``coverage-fresh`` and ``coverage-warm``) must accept the
+same tasks with the same FAIL_TO_PASS and PASS_TO_PASS sets; any difference is printed and
+makes the exit status 1. Each mode's differences from the whole-suite run are printed too
+(a selection effect, not a runner's: for example a test that fails only after a failing test
+ran before it). JSON goes to ``bench/results/mutate_validation.json``.
 """
 
 from __future__ import annotations
@@ -44,8 +49,8 @@ LIBRARIES = (  # name, version, why it is here
     ("cachetools", "5.5.2", "unittest-style suite"),
     ("inflect", "7.5.0", "imports typeguard and more_itertools: a slow import next to fast tests"),
 )
-MODES = {"full": ("full", "fresh"), "coverage-fresh": ("coverage", "fresh"),
-         "coverage-warm": ("coverage", "warm")}
+MODES = {"full": ("full", "fresh", "same_run"), "coverage-fresh": ("coverage", "fresh", "same_run"),
+         "coverage-warm": ("coverage", "warm", "same_run"), "inferred-warm": ("coverage", "warm", "coverage")}
 
 
 def _tasks(out) -> dict:
@@ -57,12 +62,12 @@ def one(name: str, version: str, n: int, seed: int, workers: int) -> dict:
     repo = fetch_sdist(name, version)
     row = {"library": f"{name}=={version}"}
     tasks = {}
-    for mode, (selection, runner) in MODES.items():
+    for mode, (selection, runner, confirm) in MODES.items():
         out = CACHE / "runs" / f"bench-validation-{name}-{mode}"
         shutil.rmtree(out, ignore_errors=True)
         data = {"source": {"repo": str(repo)}, "seeds": {"mutate": seed},
                 "limits": {"max_mutants": n, "workers": workers, "runner": runner},
-                "recipe": {"swe_smith": {"selection": selection}}}
+                "recipe": {"swe_smith": {"selection": selection, "confirm": confirm}}}
         print(f"== {name} {mode}", file=sys.stderr)
         start = time.perf_counter()
         summary = run(data, out)
@@ -78,17 +83,35 @@ def one(name: str, version: str, n: int, seed: int, workers: int) -> dict:
                      "floor_s_per_task": round(floor / accepted, 3) if accepted else None,
                      "runs_by_runner": summary["runs_by_runner"], "warm_workers": summary["warm_workers"]}
         tasks[mode] = _tasks(out)
-    row["identical_tasks"] = tasks["full"] == tasks["coverage-fresh"] == tasks["coverage-warm"]
-    row["differences"] = {} if row["identical_tasks"] else {
-        mode: sorted(set(tasks[mode].items()) ^ set(tasks["full"].items()), key=str)[:5]
-        for mode in ("coverage-fresh", "coverage-warm")}
-    full, warm = row["full"], row["coverage-warm"]
-    if full["runner_s_per_task"] and warm["runner_s_per_task"]:
-        row["full_over_warm_wall"] = round(full["runner_s_per_task"] / warm["runner_s_per_task"], 2)
-        row["full_over_warm_cpu"] = round(full["runner_cpu_s_per_task"] / warm["runner_cpu_s_per_task"], 2)
-        row["warm_over_floor"] = round(warm["runner_s_per_task"] / warm["floor_s_per_task"], 2) \
-            if warm["floor_s_per_task"] else None
+    row["identical_runners"] = tasks["coverage-fresh"] == tasks["coverage-warm"]
+    row["differences_between_runners"] = _differences(tasks["coverage-fresh"], tasks["coverage-warm"])
+    row["differences_from_full"] = {mode: _differences(tasks["full"], tasks[mode])
+                                    for mode in MODES if mode != "full"}
+    full = row["full"]
+    for mode in ("coverage-warm", "inferred-warm"):
+        warm = row[mode]
+        if full["runner_s_per_task"] and warm["runner_s_per_task"]:
+            row[f"full_over_{mode}"] = {
+                "wall": round(full["runner_s_per_task"] / warm["runner_s_per_task"], 2),
+                "cpu": round(full["runner_cpu_s_per_task"] / warm["runner_cpu_s_per_task"], 2),
+                "over_floor": round(warm["runner_s_per_task"] / warm["floor_s_per_task"], 2)
+                if warm["floor_s_per_task"] else None}
     return row
+
+
+def _differences(a: dict, b: dict) -> list[dict]:
+    """Per task id that the two runs do not share exactly: what each one has."""
+    out = []
+    for key in sorted(set(a) | set(b)):
+        if a.get(key) == b.get(key):
+            continue
+        left, right = a.get(key), b.get(key)
+        if left is None or right is None:
+            out.append({"task": key, "only_in": "first" if right is None else "second"})
+        else:
+            out.append({"task": key, "fail_to_pass_only_first": sorted(set(left[0]) - set(right[0])),
+                        "fail_to_pass_only_second": sorted(set(right[0]) - set(left[0]))})
+    return out
 
 
 def main() -> int:
@@ -115,12 +138,15 @@ def main() -> int:
                   f"{m['runner_s_per_task']} | {m['runner_cpu_s_per_task']} | {m['floor_s_per_task']} |")
     print()
     for r in rows:
-        print(f"{r['library']}: whole suite / warm = {r.get('full_over_warm_wall')}x wall, "
-              f"{r.get('full_over_warm_cpu')}x CPU per valid task; "
-              f"warm / floor = {r.get('warm_over_floor')}x; "
-              f"identical task sets: {r['identical_tasks']} {r['differences'] or ''}")
+        for mode in ("coverage-warm", "inferred-warm"):
+            ratio = r.get(f"full_over_{mode}") or {}
+            print(f"{r['library']}: whole suite / {mode} = {ratio.get('wall')}x wall, "
+                  f"{ratio.get('cpu')}x CPU per valid task; {mode} / floor = {ratio.get('over_floor')}x; "
+                  f"differences from the whole suite: {r['differences_from_full'][mode] or 'none'}")
+        print(f"{r['library']}: warm and fresh runners identical: {r['identical_runners']} "
+              f"{r['differences_between_runners'] or ''}")
     print(f"{report['date']}, {report['cpu']}, {report['nproc']} CPUs, Python {report['python']}")
-    return 0 if all(r["identical_tasks"] for r in rows) else 1
+    return 0 if all(r["identical_runners"] for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from tests.helpers import MUTATE_FIXTURE, ROOT, run_gen09
 
 FIXTURE = MUTATE_FIXTURE
 FLAKY = "tests/check_flaky.py::test_sometimes"
+ORDER = "tests/check_order.py::test_needs_the_marker"
 ARGS = ("--max-mutants", "8", "--seed", "3", "--workers", "2")
 
 
@@ -120,9 +121,23 @@ def test_snapshots_do_not_leak(runs):
 
 def test_flaky_test_is_excluded(runs):
     out = runs["base"] / "run1"
-    assert _summary(out)["baseline"]["flaky"] == [FLAKY]
+    assert _summary(out)["baseline"]["flaky"] == [FLAKY, ORDER]
     for inst in _instances(out):
         assert FLAKY not in inst["FAIL_TO_PASS"] + inst["PASS_TO_PASS"]
+
+
+def test_a_test_that_passes_only_after_a_left_out_test_is_excluded(runs):
+    """It passed in both whole-suite runs, but not when only the stable tests ran — as every
+    bundle's verifier runs them — so no task lists it (and every oracle passes: see
+    test_verify_nop_zero_oracle_one)."""
+    out = runs["base"] / "run1"
+    baseline = _summary(out)["baseline"]
+    assert baseline["order_dependent"] == [ORDER]
+    events = [json.loads(x) for x in (out / "events.jsonl").read_text().splitlines()]
+    done = next(e for e in events if e["stage"] == "baseline" and e["status"] == "done")
+    assert done["detail"]["order_dependent"] == [ORDER]
+    for inst in _instances(out):
+        assert ORDER not in inst["FAIL_TO_PASS"] + inst["PASS_TO_PASS"]
 
 
 def test_uncovered_mutants_are_rejected_without_running(runs):
@@ -169,12 +184,39 @@ def test_rerun_resumes_without_redoing_work(runs):
     assert after["tasks"] == before["tasks"]
 
 
+def test_confirm_coverage_infers_pass_to_pass_without_a_whole_suite_run(runs, tmp_path):
+    """``confirm = "coverage"``: the same tasks with the same FAIL_TO_PASS and PASS_TO_PASS
+    sets as the whole-suite confirmation, while each mutant ran only its covering tests."""
+    config = tmp_path / "coverage.json"
+    config.write_text(json.dumps({"source": {"repo": str(runs["repo"])},
+                                  "recipe": {"swe_smith": {"confirm": "coverage"}}}))
+    done = run_gen09("mutate", "--config", config, *ARGS, "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    inferred = {r["instance_id"]: r for r in _instances(tmp_path / "out")}
+    confirmed = {r["instance_id"]: r for r in _instances(runs["base"] / "run1")}
+    assert inferred and inferred.keys() == confirmed.keys()
+    for key, record in inferred.items():
+        assert record["FAIL_TO_PASS"] == confirmed[key]["FAIL_TO_PASS"]
+        assert record["PASS_TO_PASS"] == confirmed[key]["PASS_TO_PASS"]
+    summary = _summary(tmp_path / "out")
+    stable = summary["baseline"]["stable"]
+    assert sum(summary["runs_by_runner"].values()) == summary["mutants"] - summary["outcomes"]["uncovered"]
+    for path in (tmp_path / "out" / "mutants").glob("*.json"):
+        data = json.loads(path.read_text())
+        if data["verdict"]["status"] == "valid":
+            assert data["confirmation"].startswith("inferred from coverage")
+            assert len(data["verdict"]["ran"]) < stable  # only the covering tests ran
+    events = [json.loads(x) for x in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
+    assert not [e for e in events if e["stage"] == "confirm" and e["status"] == "progress"]
+
+
 BAD_CONFIGS = [
     ({"pipeline": {"name": "other"}}, "pipeline.name must be 'repo_mutate'"),
     ({"pipeline": {"recipe": "nope"}}, "pipeline.recipe 'nope' is not a known recipe"),
     ({"limits": {"max_mutants": 5, "bogus": 1}}, "extra fields found (bogus)"),
     ({"limits": {"workers": 0}}, "limits.workers must be > 0"),
     ({"recipe": {"swe_smith": {"selection": "some"}}}, "selection must be 'coverage' or 'full'"),
+    ({"recipe": {"swe_smith": {"confirm": "later"}}}, "confirm must be 'same_run', 'separate' or 'coverage'"),
     ({"recipe": {"swe_smith": {"modifiers": ["op_nope"]}}}, "unknown op_nope"),
     ({"recipe": {"swe_smith": {"colour": "red"}}}, "extra fields found (colour)"),
     ({"profile": "missing"}, "profile 'missing' is not defined"),

@@ -1,9 +1,13 @@
 """The pristine baseline of ``repo_mutate``: the suite run twice on the untouched copy.
 
-A test whose outcome differs between the two runs is flaky and excluded; only tests that
-passed both times are eligible ("stable"). The second run records per-test coverage, from
-which validation picks the tests a mutant can affect. The baseline also fixes each mutant
-run's timeout: ``limits.timeout_sec``, or a floor plus a multiple of the slower pristine run.
+A test whose outcome differs between the two runs is flaky and excluded, with every other
+parametrization of the same test; only tests that passed both times are eligible
+("stable"). When some tests are not stable, the stable ones run once more on their own —
+the way a task's verifier and the confirmation run them — and any that does not pass there
+is excluded too (``order_dependent``, counted as flaky): it passed only because a test that
+is left out ran before it. The second run records per-test coverage, from which validation
+picks the tests a mutant can affect. The baseline also fixes each mutant run's timeout:
+``limits.timeout_sec``, or a floor plus a multiple of the slower pristine run.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from gen09_core.errors import EnvironmentFailure, Gen09Error
 from gen09_core.testrun.jobs import IMPORT_CONTEXT, TestJob, TestRun
@@ -19,6 +23,9 @@ from gen09_core.testrun.outcomes import PASSED as PASSING
 
 TIMEOUT_FLOOR = 10.0  # seconds: a mutant's run may take this long beyond ...
 TIMEOUT_FACTOR = 3.0  # ... this many times the slower pristine whole-suite run
+FLAKY_RULE = ("tests whose outcome differs between two pristine runs, or that do not pass when only the "
+              "stable tests run, are excluded as flaky")
+SELECTED_ROUNDS = 3  # runs of the stable tests on their own, until none drops out
 
 
 class SourceIneligible(Gen09Error):
@@ -43,6 +50,7 @@ class Baseline:
     run_seconds: tuple[float, ...] = ()  # wall seconds of each pristine run
     problems: tuple[str, ...] = ()  # the first collection error (or crash output) of each run
     files: dict[str, str] = field(factory=dict)  # test id -> file, where the runner's report names one
+    order_dependent: tuple[str, ...] = ()  # passed in the whole suite, not among the stable tests alone
 
 
 def load_baseline(path: Path) -> Baseline:
@@ -55,22 +63,55 @@ def load_baseline(path: Path) -> Baseline:
 def run_baseline(executor, run_fn, pristine: str, scratch: str, timeout_sec: float,
                  memory_mb: int) -> tuple[Baseline, list[TestRun]]:
     """Run the pristine suite twice, one after the other (never in parallel: a flaky test
-    must not see its twin), and derive the baseline."""
+    must not see its twin), and derive the baseline; then, while some tests are left out,
+    run the stable ones on their own and drop those that do not pass there."""
     results = []
     for index, coverage in ((1, False), (2, True)):
         job = TestJob(f"baseline-{index}", pristine, scratch, tests=None, coverage=coverage,
                       timeout_sec=timeout_sec, memory_mb=memory_mb)
         results.extend(executor.run(run_fn, [job]))
-    return derive_baseline(results[0], results[1]), results
+    baseline = derive_baseline(results[0], results[1])
+    for index in range(1, SELECTED_ROUNDS + 1):
+        if not baseline.stable or not (baseline.flaky or baseline.failing) or results[-1].status != "ok":
+            break
+        job = TestJob(f"baseline-selected-{index}", pristine, scratch, tests=baseline.stable, coverage=False,
+                      timeout_sec=timeout_sec, memory_mb=memory_mb)
+        results.extend(executor.run(run_fn, [job]))
+        lost = tuple(t for t in baseline.stable if results[-1].outcomes.get(t) != PASSING)
+        if results[-1].status != "ok" or not lost:
+            break
+        baseline = drop_order_dependent(baseline, lost, results[-1].seconds)
+    return baseline, results
+
+
+def family(test_id: str) -> str:
+    """A test id without its parametrization: ``f.py::test_x[a-1]`` → ``f.py::test_x``."""
+    return test_id.split("[", 1)[0]
+
+
+def drop_order_dependent(baseline: Baseline, lost: tuple[str, ...], seconds: float) -> Baseline:
+    """``baseline`` without the stable tests ``lost`` (they did not pass when only the stable
+    tests ran): they join ``flaky`` and ``order_dependent`` and leave the coverage map."""
+    gone = set(lost)
+    coverage = {path: kept for path, lines in baseline.coverage.items()
+                if (kept := {line: [t for t in ids if t not in gone] for line, ids in lines.items()
+                             if any(t not in gone for t in ids)})}
+    return evolve(baseline, stable=tuple(t for t in baseline.stable if t not in gone),
+                  flaky=tuple(sorted(baseline.flaky + lost)), coverage=coverage,
+                  order_dependent=tuple(sorted(baseline.order_dependent + lost)),
+                  seconds=baseline.seconds + seconds)
 
 
 def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
     """Compare two pristine runs: tests passing in both are stable; any other disagreement
-    is flaky; tests failing (or skipped) in both are simply not eligible."""
+    is flaky, and so is every parametrization of a flaky test (one racy case of
+    ``test_x[...]`` makes its siblings suspect: two runs rarely catch them all); tests
+    failing (or skipped) in both are simply not eligible."""
     a, b = first.outcomes, second.outcomes
     names = sorted(set(a) | set(b))
-    flaky = tuple(n for n in names if a.get(n) != b.get(n))
-    stable = tuple(n for n in names if a.get(n) == b.get(n) == PASSING)
+    racy = {family(n) for n in names if a.get(n) != b.get(n)}
+    flaky = tuple(n for n in names if family(n) in racy)
+    stable = tuple(n for n in names if a.get(n) == b.get(n) == PASSING and family(n) not in racy)
     failing = tuple(n for n in names if n not in flaky and n not in stable)
     keep = set(stable)
     coverage, import_lines = {}, {}
@@ -131,7 +172,7 @@ def baseline_stage(ctx, work, runner) -> Measured:
             journal.receipt("baseline", path, {"revision": ctx.config.source.revision})
     journal.event("baseline", "done", detail={
         "stable": len(baseline.stable), "flaky": list(baseline.flaky), "failing": len(baseline.failing),
-        "collection_errors": list(baseline.problems)})
+        "order_dependent": list(baseline.order_dependent), "collection_errors": list(baseline.problems)})
     if not baseline.stable:
         if hasattr(ctx.recipe, "ecosystem"):  # another ecosystem's command recipe
             message = ctx.recipe.no_stable_tests(baseline, ctx.profile.name)

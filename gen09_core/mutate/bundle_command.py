@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 
 from attrs import field, frozen
 
+from gen09_core.mutate.baseline import FLAKY_RULE
 from gen09_core.mutate.bundle import verifier_preamble
 from gen09_core.testrun.ecosystems.jobs import install_runner
 from gen09_core.testrun.ecosystems.toolchain import LOCK_NAME, ToolchainLock
@@ -136,7 +137,7 @@ def adaptations(lock: ToolchainLock) -> tuple[str, ...]:
     """What the bundles of a command recipe do differently from SWE-smith's."""
     return (
         f"{lock.ecosystem}: every mutant is validated with the whole suite (no per-test coverage)",
-        "tests whose outcome differs between two pristine runs are excluded as flaky",
+        FLAKY_RULE,
         "the F2P tests' files (as the runner's report names them) are removed from the learner snapshot "
         "and restored by the verifier",
         "mutants are gated by gen09 apply + gate (tree-sitter parse) before any test runs",

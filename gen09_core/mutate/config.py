@@ -66,6 +66,7 @@ class Limits:
     executor: str = "local"  # where jobs run: "local" (this machine) | "ray" (a Ray cluster)
     ray_address: str | None = None  # executor "ray": the cluster (None: RAY_ADDRESS, or a local one)
     max_retries: int = 2  # executor "ray": resubmissions of a job the cluster lost
+    recheck: bool = True  # run every accepted task's tests once more (pristine, and F2P on the mutant)
 
     def __attrs_post_init__(self):
         for name in ("max_mutants", "baseline_timeout_sec", "memory_mb", "workers"):

@@ -3,16 +3,23 @@ stable test, so a task's FAIL_TO_PASS and PASS_TO_PASS sets are complete.
 
 Under ``confirm = "same_run"`` validation already went on through every stable test, and
 under ``selection = "full"`` the validation run was the confirmation; only ``confirm =
-"separate"`` starts a run here. Confirmed mutants beyond ``limits.max_tasks`` are dropped.
+"separate"`` starts a run here. Under ``confirm = "coverage"`` nothing runs: the validation
+verdict already holds every covering test's outcome, and the stable tests that never ran a
+changed line in the pristine coverage run are PASS_TO_PASS without running. Confirmed
+mutants beyond ``limits.max_tasks`` are dropped.
 """
 
 from __future__ import annotations
 
-from attrs import evolve, frozen
+from attrs import evolve, field, frozen
 
 from gen09_core.mutate.baseline import Baseline
 from gen09_core.mutate.validate import Verdict, judge
 from gen09_core.testrun.jobs import TestRun
+
+NO_RUN = {"full": "validation run covered every stable test",
+          "coverage": "inferred from coverage: every covering test ran; the other stable tests never ran "
+                      "a changed line in the pristine run, so they are PASS_TO_PASS without running"}
 
 
 def confirm(baseline: Baseline, run: TestRun) -> Verdict:
@@ -29,6 +36,7 @@ class Confirmed:
     verdicts: dict[str, Verdict]
     accepted: dict[str, Verdict]
     rejected: dict[str, tuple[str, str]]
+    recheck: dict = field(factory=dict)  # what the recheck stage found and spent (empty before it)
 
 
 def confirm_stage(ctx, work, measured, mutants, validated, runners, records) -> Confirmed:
@@ -43,9 +51,9 @@ def confirm_stage(ctx, work, measured, mutants, validated, runners, records) -> 
         record = current[mid] = validated.records[mid]
         if record.confirmed is not None:
             continue
-        if options.selection == "full":  # the full run already was the confirmation
-            current[mid] = records.save(mid, evolve(record, confirmed=record.verdict,
-                                                    confirmation="validation run covered every stable test"))
+        note = NO_RUN.get("full" if options.selection == "full" else options.confirm)
+        if note:
+            current[mid] = records.save(mid, evolve(record, confirmed=record.verdict, confirmation=note))
             continue
         by_job[f"confirm-{mid}"] = mid
         jobs.append(TestJob(f"confirm-{mid}", str(work.pristine), str(work.scratch),

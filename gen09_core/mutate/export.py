@@ -8,10 +8,12 @@ import re
 
 from attrs import frozen
 
+from gen09_core.mutate.baseline import FLAKY_RULE
+
 ADAPTATIONS = (
     "validation runs only the tests covering the mutated lines, then confirms with the full "
     "F2P + P2P set",
-    "tests whose outcome differs between two pristine runs are excluded as flaky",
+    FLAKY_RULE,
     "F2P test files are removed from the learner snapshot and restored by the verifier",
     "mutants are gated by gen09 apply + gate (parse, F821) before any test runs",
     "the image installs exactly the validated environment's lock (environment/gen09.lock)",

@@ -31,7 +31,8 @@ def outcomes(stages: Stages) -> dict[str, tuple[str, str]]:
 
 
 def costs(stages: Stages, separate_confirmation: bool) -> dict[str, dict]:
-    """Runner wall and CPU seconds, summed test durations and runs per runner, by stage."""
+    """Runner wall and CPU seconds, summed test durations and runs per runner (of the runs that
+    happened: validation and separate confirmation), by stage."""
     mutants = stages.generated.mutants
     verdicts = [stages.validated.verdicts[m.mutant_id] for m in mutants]
     confirmed = [v for m in mutants if (v := stages.confirmed.verdicts.get(m.mutant_id)) is not None]
@@ -39,11 +40,14 @@ def costs(stages: Stages, separate_confirmation: bool) -> dict[str, dict]:
     seconds = {"baseline": stages.measured.baseline.seconds, "validation": _sum(verdicts, "seconds"),
                "confirmation": _sum(confirmed, "seconds")}
     cpu = {"validation": _sum(verdicts, "cpu_seconds"), "confirmation": _sum(confirmed, "cpu_seconds")}
+    if stages.confirmed.recheck:
+        seconds["recheck"] = stages.confirmed.recheck["seconds"]
+        cpu["recheck"] = stages.confirmed.recheck["cpu_seconds"]
     if stages.warm:
         seconds["warm_startup"] = stages.warm["startup_seconds"]
         cpu["warm_overhead"] = stages.warm["overhead_cpu_seconds"]
     runners: dict[str, int] = {}
-    for verdict in verdicts:
+    for verdict in [v for v in verdicts if v.ran] + confirmed:  # an uncovered mutant ran nothing
         runners[verdict.runner] = runners.get(verdict.runner, 0) + 1
     return {"seconds": seconds, "cpu": cpu, "runners": runners,
             "test_seconds": {"validation": _sum(verdicts, "test_seconds"),
@@ -95,7 +99,9 @@ def summarize(ctx, stages: Stages, recipe: str, version: str, wall: float) -> di
         "seed": config.seeds.mutate, "selection": options.selection,
         "environment": environment_summary(ctx, env),
         "baseline": {"stable": len(baseline.stable), "flaky": list(baseline.flaky),
-                     "failing": len(baseline.failing), "collection_errors": list(baseline.problems)},
+                     "failing": len(baseline.failing), "order_dependent": list(baseline.order_dependent),
+                     "collection_errors": list(baseline.problems)},
+        "recheck": {k: v for k, v in stages.confirmed.recheck.items() if "seconds" not in k},
         "timeout_sec": stages.measured.timeout, "timeout_source": stages.measured.timeout_source,
         "mutants": len(mutants),
         "valid": sum(v.status == "valid" for v in stages.validated.verdicts.values()),

@@ -13,7 +13,11 @@
 By default (``confirm = "same_run"``) steps 2 and 4 share one process: the covering tests
 run first and the run stops there unless one of them failed; then it goes on through every
 stable test. ``confirm = "separate"`` starts a second process for the confirmation (cheaper
-when collecting the whole suite is expensive).
+when collecting the whole suite is expensive). ``confirm = "coverage"`` skips step 4: every
+covering test runs (F2P = those that fail), and every other stable test is P2P because it
+never executed a changed line; fastest, but a test that fails on the mutant only because an
+earlier failing test left state behind (an order effect) is P2P here and F2P in a whole-suite
+run.
 
 With ``selection = "full"`` step 2 runs every stable test (SWE-smith's way) and that run is
 already the confirmation; ``bench/bench_mutate_validation.py`` compares the two modes.

@@ -8,6 +8,7 @@ One module per stage, each handing frozen data to the next::
     generate_stage (here)       pack entities × pack mutators, apply + gate   → Generated
     validate.validate_stage     covering tests only                           → Validated
     confirm.confirm_stage       full F2P + P2P                                → Confirmed
+    recheck.recheck_stage       accepted tasks' tests once more; flaky out    → Confirmed
     export.export_stage         issue + Harbor bundle + instances.jsonl       → Exported
     summary.summarize           outcomes, per modifier, costs                 → the summary
 
@@ -42,6 +43,7 @@ class SweSmithOptions:
     modifiers: tuple[str, ...] = ()  # empty: every modifier the language pack offers
     selection: str = "coverage"  # "coverage" (covering tests only) | "full" (whole suite per mutant)
     confirm: str = "same_run"  # "same_run": go on to the full set in the same process | "separate"
+    # | "coverage": no whole-suite run; stable tests that never ran a changed line are P2P
     include: tuple[str, ...] = ()  # globs of files to mutate (empty: every source file)
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     org: str = "gen09"
@@ -52,8 +54,8 @@ class SweSmithOptions:
     def __attrs_post_init__(self):
         if self.selection not in ("coverage", "full"):
             raise ValueError(f"selection must be 'coverage' or 'full', not {self.selection!r}")
-        if self.confirm not in ("same_run", "separate"):
-            raise ValueError(f"confirm must be 'same_run' or 'separate', not {self.confirm!r}")
+        if self.confirm not in ("same_run", "separate", "coverage"):
+            raise ValueError(f"confirm must be 'same_run', 'separate' or 'coverage', not {self.confirm!r}")
         if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]*", self.org):
             raise ValueError(f"org {self.org!r} must be lowercase letters, digits, '.', '_' or '-'")
 
@@ -92,6 +94,7 @@ def run(ctx) -> dict:
     from gen09_core.mutate.confirm import confirm_stage
     from gen09_core.mutate.environment import environment_stage
     from gen09_core.mutate.export import export_stage, settings_for
+    from gen09_core.mutate.recheck import recheck_stage
     from gen09_core.mutate.records import MutantRecords
     from gen09_core.mutate.source import copy_source
     from gen09_core.mutate.summary import Stages, summarize
@@ -110,6 +113,7 @@ def run(ctx) -> dict:
     try:
         validated = validate_stage(ctx, work, measured, generated.mutants, runners, records)
         confirmed = confirm_stage(ctx, work, measured, generated.mutants, validated, runners, records)
+        confirmed = recheck_stage(ctx, work, measured, generated.mutants, confirmed, runners)
     finally:
         warm = runners.close()
     settings = settings_for(ctx, env, NAME, VERSION, MIRRORS)

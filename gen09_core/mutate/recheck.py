@@ -1,0 +1,76 @@
+"""The recheck stage of ``repo_mutate``: every accepted task once more, the way its verifier
+will run it, so that no bundle ships a label only a lucky run gave.
+
+1. The pristine copy runs every stable test once more, on their own (the oracle of every
+   task at once: a task's FAIL_TO_PASS + PASS_TO_PASS is the stable set). A test that does
+   not pass is unreliable and leaves every task.
+2. Each task's mutant runs its FAIL_TO_PASS tests once more (its nop). One that passes now
+   is flaky: it leaves every task, with the other parametrizations of the same test.
+
+A task left without FAIL_TO_PASS or PASS_TO_PASS is rejected (``confirm_rejected``, with the
+reason). Two pristine whole-suite runs miss a test that fails one run in five; this stage
+sees each accepted task's tests run twice more. ``limits.recheck = false`` skips it.
+"""
+
+from __future__ import annotations
+
+from attrs import evolve
+
+from gen09_core.mutate.baseline import family
+from gen09_core.mutate.confirm import Confirmed
+from gen09_core.testrun.outcomes import PASSED
+
+PRISTINE = "recheck-pristine"
+
+
+def recheck_stage(ctx, work, measured, mutants, confirmed: Confirmed, runners) -> Confirmed:
+    """``confirmed`` with unreliable tests taken out of every accepted task, and the tasks
+    left without a FAIL_TO_PASS or PASS_TO_PASS test moved to the rejected ones."""
+    from gen09_core.testrun.jobs import TestJob
+
+    if not ctx.config.limits.recheck or not confirmed.accepted:
+        return confirmed
+    baseline, journal, limits = measured.baseline, ctx.journal, ctx.config.limits
+    by_id = {m.mutant_id: m for m in mutants}
+    jobs = [TestJob(PRISTINE, str(work.pristine), str(work.scratch), {}, baseline.stable, False,
+                    measured.timeout, limits.memory_mb)]
+    for mid, verdict in confirmed.accepted.items():
+        mutant = by_id[mid]
+        jobs.append(TestJob(f"recheck-{mid}", str(work.pristine), str(work.scratch),
+                            {mutant.path: mutant.text}, verdict.fail_to_pass, False, measured.timeout,
+                            limits.memory_mb))
+    journal.event("recheck", "started", total=len(jobs), completed=0)
+    runs = {}
+    for done, run in enumerate(ctx.executor.run(runners.mutant(), jobs), 1):
+        runs[run.job_id] = run
+        journal.event("recheck", "progress", run.job_id, total=len(jobs), completed=done,
+                      detail={"status": run.status, "runner": run.runner, "seconds": round(run.seconds, 3)})
+    pristine = runs[PRISTINE]
+    unreliable = {t for t in baseline.stable if pristine.status != "ok" or pristine.outcomes.get(t) != PASSED}
+    flaky = set()
+    for mid, verdict in confirmed.accepted.items():
+        run = runs[f"recheck-{mid}"]
+        if run.status == "ok":
+            flaky.update(t for t in verdict.fail_to_pass if run.outcomes.get(t) == PASSED)
+    families = {family(t) for t in flaky}
+    dropped = unreliable | {t for t in baseline.stable if family(t) in families}
+    accepted, rejected = {}, dict(confirmed.rejected)
+    for mid, verdict in confirmed.accepted.items():
+        run = runs[f"recheck-{mid}"]
+        f2p = tuple(t for t in verdict.fail_to_pass if t not in dropped)
+        p2p = tuple(t for t in verdict.pass_to_pass if t not in dropped)
+        if pristine.status != "ok":
+            rejected[mid] = ("confirm_rejected", f"recheck: the pristine run ended {pristine.status}")
+        elif run.status != "ok":
+            rejected[mid] = ("confirm_rejected", f"recheck: the FAIL_TO_PASS run ended {run.status}")
+        elif not f2p or not p2p:
+            rejected[mid] = ("confirm_rejected", "recheck: no FAIL_TO_PASS test failed again"
+                             if not f2p else "recheck: no PASS_TO_PASS test passed again")
+        else:
+            accepted[mid] = evolve(verdict, fail_to_pass=f2p, pass_to_pass=p2p)
+    spent = [runs[j.job_id] for j in jobs]
+    recheck = {"unreliable": sorted(unreliable), "flaky_fail_to_pass": sorted(flaky),
+               "dropped": len(dropped), "rejected": len(confirmed.accepted) - len(accepted),
+               "seconds": sum(r.seconds for r in spent), "cpu_seconds": sum(r.cpu_seconds for r in spent)}
+    journal.event("recheck", "done", detail={k: v for k, v in recheck.items() if "seconds" not in k})
+    return evolve(confirmed, accepted=accepted, rejected=rejected, recheck=recheck)

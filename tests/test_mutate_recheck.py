@@ -1,0 +1,74 @@
+"""The recheck stage on a real suite: a test that fails only in the recheck's pristine run
+(a race two pristine runs missed) and one that fails on mutants but passes when its mutant
+runs again leave every task, and the bundles verify; with ``limits.recheck = false`` they
+stay in the tasks."""
+
+import json
+import shutil
+
+import pytest
+
+from tests.helpers import MUTATE_FIXTURE, run_gen09
+
+# each stands in for a race: its outcome depends on which run it is in (a fresh job's folder)
+RACES = '''
+from pathlib import Path
+
+from shop.pricing import apply_discount, bulk_price, shipping, with_tax
+
+
+def test_fails_only_in_the_recheck():
+    assert not Path.cwd().name.startswith("recheck-pristine")
+
+
+def test_fails_on_mutants_but_not_again():
+    apply_discount(100, 10), with_tax(10), bulk_price(1, 3), shipping(2)  # covers the pricing module
+    assert Path.cwd().name.startswith(("baseline-", "recheck-"))
+'''
+PRISTINE_RACE = "tests/check_races.py::test_fails_only_in_the_recheck"
+MUTANT_RACE = "tests/check_races.py::test_fails_on_mutants_but_not_again"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("recheck")
+    repo = base / "shop"
+    shutil.copytree(MUTATE_FIXTURE, repo)
+    (repo / "tests" / "check_races.py").write_text(RACES)
+    out = {}
+    for recheck in (True, False):
+        config = base / f"recheck-{recheck}.json"
+        config.write_text(json.dumps({"source": {"repo": str(repo)}, "seeds": {"mutate": 3},
+                                      "limits": {"max_mutants": 8, "runner": "fresh", "recheck": recheck}}))
+        done = run_gen09("mutate", "--config", config, "--out", base / f"run-{recheck}")
+        assert done.returncode == 0, done.stderr
+        out[recheck] = base / f"run-{recheck}"
+    return out
+
+
+def _listed(run) -> set:
+    lines = (run / "instances.jsonl").read_text().splitlines()
+    return {t for line in lines for r in [json.loads(line)] for t in r["FAIL_TO_PASS"] + r["PASS_TO_PASS"]}
+
+
+def test_the_recheck_takes_racy_tests_out_of_every_task(runs):
+    summary = json.loads((runs[True] / "summary.json").read_text())
+    assert summary["recheck"]["unreliable"] == [PRISTINE_RACE]
+    assert MUTANT_RACE in summary["recheck"]["flaky_fail_to_pass"]
+    assert summary["exported"] > 0 and summary["runner_seconds"]["recheck"] > 0
+    assert not _listed(runs[True]) & {PRISTINE_RACE, MUTANT_RACE}
+    for line in (runs[True] / "instances.jsonl").read_text().splitlines():
+        assert json.loads(line)["FAIL_TO_PASS"]
+    reasons = [f["reason"] for f in summary["failures"].get("confirm_rejected", [])]
+    assert all(r.startswith("recheck: ") for r in reasons)
+
+
+def test_without_the_recheck_the_racy_tests_stay(runs):
+    assert {PRISTINE_RACE, MUTANT_RACE} <= _listed(runs[False])
+    assert json.loads((runs[False] / "summary.json").read_text())["recheck"] == {}
+
+
+def test_rechecked_bundles_verify(runs):
+    done = run_gen09("verify", runs[True], "--json")
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["ok"] == report["total"] > 0, done.stdout[-2000:]
