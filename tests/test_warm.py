@@ -225,16 +225,26 @@ def test_double():
 '''
 
 
-def test_code_that_ran_at_import_time_runs_fresh(tmp_path):
+@pytest.mark.parametrize("known_from", ["profile hook", "coverage run"])
+def test_code_that_ran_at_import_time_runs_fresh(tmp_path, known_from):
     """A decorator factory ran when the test module was imported: the closures it made hold
     the old code, so a mutation inside it must run in a fresh process (cachetools'
-    ``cachedmethod`` is such a case); a function first called by a test still runs warm."""
+    ``cachedmethod`` is such a case); a function first called by a test still runs warm.
+    The worker knows what ran from its own profile hook, or (as in mutate, which passes the
+    baseline's import-time lines) from a pristine coverage run."""
+    from gen09_core.mutate.baseline import derive_baseline
+
     repo = tmp_path / "repo"
     (repo / "tests").mkdir(parents=True)
     (repo / "lib.py").write_text(FACTORY)
     (repo / "tests" / "test_it.py").write_text(FACTORY_TESTS)
     env = TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)))
-    runner = WarmRunner(env, repo, tmp_path / "warm")
+    import_lines = None
+    if known_from == "coverage run":
+        pristine = run_job(env, TestJob("cov", str(repo), str(tmp_path / "jobs"), coverage=True))
+        import_lines = derive_baseline(pristine, pristine).import_lines
+        assert import_lines["lib.py"]
+    runner = WarmRunner(env, repo, tmp_path / "warm", import_lines=import_lines)
     ids = ("tests/test_it.py::test_double", "tests/test_it.py::test_square")
     try:
         for name, text in {"factory": FACTORY.replace("if x in store:", "if x not in store:"),

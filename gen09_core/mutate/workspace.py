@@ -38,6 +38,12 @@ class TestRunners:
     def __init__(self, test_env, work: Workspace, limits):
         self.test_env, self.work, self.limits = test_env, work, limits
         self._warm = None
+        self.import_lines = None  # the baseline's import-time lines, once known (see know_baseline)
+
+    def know_baseline(self, baseline) -> None:
+        """Hand the warm worker the lines the pristine coverage run ran outside any test: it
+        then knows which functions ran at import or collection time without a profile hook."""
+        self.import_lines = baseline.import_lines
 
     def fresh(self):
         """A runner starting a fresh process per job (a command recipe's shell command, for
@@ -59,7 +65,7 @@ class TestRunners:
             from gen09_core.testrun.warm import WarmRunner
 
             self._warm = WarmRunner(self.test_env, self.work.pristine, self.work.scratch,
-                                    self.limits.baseline_timeout_sec)
+                                    self.limits.baseline_timeout_sec, self.import_lines)
         return self._warm
 
     def close(self) -> dict:

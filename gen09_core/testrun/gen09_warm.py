@@ -16,7 +16,9 @@ A mutation the swap cannot carry soundly is answered ``fallback`` with the reaso
 any fork: a change outside function bodies (module or class-level code, decorators,
 default values, signatures), a definition added or removed, a changed nested function or
 closure, a function the collected suite never imported, a function that ran at import or
-collection time (a decorator factory, a parametrize list: what it made would not be remade),
+collection time (a decorator factory, a parametrize list: what it made would not be remade;
+known from the pristine coverage run's import-time lines when the caller passes them in
+``$GEN09_WARM_RAN``, else from a profile hook noting every call until the first fork),
 threads running in the worker.
 The caller then runs that job in a fresh process. Standard library and pytest only.
 """
@@ -35,6 +37,10 @@ import pytest
 CO_NEWLOCALS = 0x0002  # set on function code objects, not on module or class bodies
 _index = {}
 _ran = set()  # code objects that ran before the first fork: swapping them would not replay that
+# {file relative to the root: [lines]} that ran outside any test in the pristine coverage run,
+# when the caller has them ($GEN09_WARM_RAN): then no profile hook is needed (it slows collection 2-3x)
+_RAN_LINES_FILE = os.environ.get("GEN09_WARM_RAN")
+_ran_lines = {}
 
 
 def _note(frame, event, arg):
@@ -45,7 +51,17 @@ def _note(frame, event, arg):
 # From this plugin's import on — before conftest files, the package and collection — every
 # Python function that runs is noted: its effects (a decorator's closures, a registry, a
 # parametrize list) already exist in the worker, and new code swapped in would not redo them.
-sys.setprofile(_note)
+if not _RAN_LINES_FILE:
+    sys.setprofile(_note)
+
+
+def _ran_before_fork(live, code, rel):
+    """Whether the function of ``code`` (the pristine one) ran before the first fork: from
+    the pristine run's import-time lines when known, else from the profile hook's notes."""
+    if not _RAN_LINES_FILE:
+        return any(function.__code__ in _ran for function in live)
+    body = {line for _, _, line in code.co_lines() if line} - {code.co_firstlineno}
+    return not body or bool(body & _ran_lines.get(rel, set()))  # a one-line function: not known
 
 
 def _send(out, message):
@@ -76,9 +92,9 @@ def _walk(code, table):
     return table
 
 
-def swap_plan(filename, old_text, new_text):
+def swap_plan(filename, old_text, new_text, rel=""):
     """``([(live functions, new code)], "")`` when the change lives in function bodies the
-    worker has imported, else ``([], reason)``."""
+    worker has imported, else ``([], reason)``; ``rel`` is the file relative to the root."""
     try:
         old = _walk(compile(old_text, filename, "exec", dont_inherit=True), {})
         new = _walk(compile(new_text, filename, "exec", dont_inherit=True), {})
@@ -98,7 +114,7 @@ def swap_plan(filename, old_text, new_text):
         live = _live().get((os.path.realpath(filename), name), [])
         if not live:
             return [], f"{name} was never imported by the collected suite"
-        if any(function.__code__ in _ran for function in live):
+        if _ran_before_fork(live, old[name], rel):
             return [], f"{name} ran at import or collection time"
         plan.append((live, code))
     if not plan:
@@ -172,6 +188,9 @@ def pytest_runtestloop(session):
                     "reason": f"{threads} thread(s) run after collection: forking is not safe"})
         return True
     sys.setprofile(None)
+    if _RAN_LINES_FILE:
+        with open(_RAN_LINES_FILE, encoding="utf-8") as handle:
+            _ran_lines.update({rel: set(lines) for rel, lines in json.load(handle).items()})
     root = os.path.realpath(str(session.config.rootpath))
     _send(out, {"kind": "ready", "items": len(session.items)})
     _live()
@@ -181,7 +200,7 @@ def pytest_runtestloop(session):
         job = json.loads(line)
         filename = os.path.join(root, job["path"])
         with open(filename, encoding="utf-8") as handle:
-            plan, reason = swap_plan(filename, handle.read(), job["text"])
+            plan, reason = swap_plan(filename, handle.read(), job["text"], job["path"])
         if reason:
             _send(out, {"job": job["id"], "kind": "fallback", "reason": reason})
             continue

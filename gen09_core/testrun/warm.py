@@ -60,9 +60,10 @@ def _tree_state(root: Path) -> dict:
 class Worker:
     """One warm pytest process over its own copy of ``source_dir``."""
 
-    def __init__(self, env: TestEnv, source_dir: Path, folder: Path, start_timeout: float = 1800.0):
+    def __init__(self, env: TestEnv, source_dir: Path, folder: Path, start_timeout: float = 1800.0,
+                 import_lines: dict | None = None):
         self.env, self.source, self.folder = env, Path(source_dir), Path(folder).resolve()
-        self.start_timeout = start_timeout
+        self.start_timeout, self.import_lines = start_timeout, import_lines
         self.proc = None
         self.reason = ""
         self.startup_seconds = 0.0  # wall time of every start (collection included)
@@ -88,8 +89,13 @@ class Worker:
         tmp = self.folder.parent / f"{self.folder.name}.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
+        extra = {}
+        if self.import_lines is not None:
+            ran = self.folder.parent / f"{self.folder.name}.ran.json"
+            ran.write_text(json.dumps(self.import_lines), encoding="utf-8")
+            extra["GEN09_WARM_RAN"] = str(ran)
         env = self.env.process_env(self.folder, GEN09_WARM_IN=str(to_worker), GEN09_WARM_OUT=str(to_gen09),
-                                   TMPDIR=str(tmp))
+                                   TMPDIR=str(tmp), **extra)
         self.log_path = self.folder.parent / f"{self.folder.name}.log"
         with open(self.log_path, "wb") as log, launching:
             self.proc = subprocess.Popen(cmd, cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -196,9 +202,10 @@ class WarmRunner:
     the worker can carry it, else in a fresh process (the reason is kept in
     ``TestRun.runner``). Workers start on first use, one per concurrent caller."""
 
-    def __init__(self, env: TestEnv, source_dir: Path, scratch: Path, start_timeout: float = 1800.0):
+    def __init__(self, env: TestEnv, source_dir: Path, scratch: Path, start_timeout: float = 1800.0,
+                 import_lines: dict | None = None):
         self.env, self.source, self.scratch = env, Path(source_dir), Path(scratch).resolve()
-        self.start_timeout = start_timeout
+        self.start_timeout, self.import_lines = start_timeout, import_lines
         self.idle: queue.SimpleQueue = queue.SimpleQueue()
         self.workers: list[Worker] = []
         self.lock = threading.Lock()
@@ -255,7 +262,8 @@ class WarmRunner:
             pass
         with self.lock:
             number = len(self.workers)
-            worker = Worker(self.env, self.source, self.scratch / f"warm-{number}", self.start_timeout)
+            worker = Worker(self.env, self.source, self.scratch / f"warm-{number}", self.start_timeout,
+                            self.import_lines)
             self.workers.append(worker)
         return worker
 

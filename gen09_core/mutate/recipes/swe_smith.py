@@ -108,6 +108,7 @@ def run(ctx) -> dict:
     shipped = source_files(work.pristine)  # with what the build generated (a _version.py)
     runners = TestRunners(env.test_env, work, ctx.config.limits)
     measured = baseline_stage(ctx, work, runners.fresh())
+    runners.know_baseline(measured.baseline)
     generated = generate_stage(ctx, work, files, measured.baseline)
     records = MutantRecords(ctx.out / "mutants")
     try:
