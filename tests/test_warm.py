@@ -284,3 +284,37 @@ def test_a_test_that_runs_the_code_in_a_subprocess_sees_the_mutation(tmp_path):
         assert set(after.outcomes.values()) == {"passed"}  # the worker's copy was restored
     finally:
         runner.close()
+
+
+REWRITER = '''
+def doubled_constants(fn):
+    """A stand-in for typeguard's @typechecked: the live function gets code its file does
+    not compile to (here every int constant doubled)."""
+    fn.__code__ = fn.__code__.replace(co_consts=tuple(
+        c * 2 if type(c) is int else c for c in fn.__code__.co_consts))
+    return fn
+
+
+@doubled_constants
+def answer():
+    return 21
+'''
+
+
+def test_a_function_whose_code_a_decorator_rewrote_runs_fresh(tmp_path):
+    """Swapping in the plainly compiled mutant would drop what the decorator put in (inflect's
+    typeguard checks made the warm runner disagree with fresh processes): fresh, with the reason."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "lib.py").write_text(REWRITER)
+    (repo / "tests" / "test_it.py").write_text("import lib\n\n\ndef test_answer():\n    assert lib.answer() == 42\n")
+    env = TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)))
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    try:
+        job = TestJob("same", str(repo), str(tmp_path / "jobs"),
+                      {"lib.py": REWRITER.replace("return 21", "return int(21)")}, ("tests/test_it.py::test_answer",))
+        warm, fresh = runner(job), run_job(env, job)
+    finally:
+        runner.close()
+    assert fresh.outcomes == {"tests/test_it.py::test_answer": "passed"} == warm.outcomes
+    assert "the code of answer was rewritten after import" in warm.runner, warm.runner

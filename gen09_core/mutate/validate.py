@@ -52,12 +52,13 @@ def select_tests(baseline: Baseline, path: str, lines: list[int], kind: str,
                  span: tuple[int, int]) -> tuple[str, ...]:
     """The stable tests that executed the changed lines. Widened when the effect can reach
     beyond them: for a class mutation, tests that executed any line of the class; when a
-    changed line also ran at import time (a decorator or a class body calling it), tests
-    that executed any line of the file."""
+    changed line (or a line of the mutated class) also ran at import time — a decorator, a
+    class body, a class statement: its bases, used by ``except`` or ``pytest.raises`` with no
+    line of the class running — tests that executed any line of the file."""
     covered = baseline.coverage.get(path, {})
     if kind == "class":
         lines = range(span[0], span[1] + 1)
-    elif set(lines) & set(baseline.import_lines.get(path, ())):
+    if set(lines) & set(baseline.import_lines.get(path, ())):  # a class statement always runs at import
         lines = list(covered)
     selected: set[str] = set()
     for line in lines:

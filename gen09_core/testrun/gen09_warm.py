@@ -15,11 +15,12 @@ jobs read as JSON lines from the file descriptor ``$GEN09_WARM_IN`` (answers go 
 A mutation the swap cannot carry soundly is answered ``fallback`` with the reason, before
 any fork: a change outside function bodies (module or class-level code, decorators,
 default values, signatures), a definition added or removed, a changed nested function or
-closure, a function the collected suite never imported, a function that ran at import or
-collection time (a decorator factory, a parametrize list: what it made would not be remade;
-known from the pristine coverage run's import-time lines when the caller passes them in
-``$GEN09_WARM_RAN``, else from a profile hook noting every call until the first fork),
-threads running in the worker.
+closure, a function the collected suite never imported, a function whose live code is not
+what its file compiles to (a decorator rewrote it: typeguard's ``@typechecked``), a
+function that ran at import or collection time (a decorator factory, a parametrize list:
+what it made would not be remade; known from the pristine coverage run's import-time lines
+when the caller passes them in ``$GEN09_WARM_RAN``, else from a profile hook noting every
+call until the first fork), threads running in the worker.
 The caller then runs that job in a fresh process. Standard library and pytest only.
 """
 
@@ -114,6 +115,8 @@ def swap_plan(filename, old_text, new_text, rel=""):
         live = _live().get((os.path.realpath(filename), name), [])
         if not live:
             return [], f"{name} was never imported by the collected suite"
+        if any(_signature(f.__code__, True) != _signature(old[name], True) for f in live):
+            return [], f"the code of {name} was rewritten after import (a decorator such as typeguard's)"
         if _ran_before_fork(live, old[name], rel):
             return [], f"{name} ran at import or collection time"
         plan.append((live, code))
