@@ -104,8 +104,8 @@ def _starts(body: list[ast.stmt], lines: list[str]) -> list[int]:
 @functools.lru_cache(maxsize=512)
 def chunk(original: str, new: str) -> Chunk | None:
     """The self-contained changed chunk of ``new``, or None (then use the whole file). When only
-    body statements of one class changed and they compile alone (``class_chunk``, which the
-    gate has usually asked already), the class is not compiled again."""
+    body statements of one class changed, whether they compile alone (``class_chunk``, which
+    the gate has usually asked already) decides, and the class is not compiled again."""
     lay = layout(original)
     if lay is None or "\r" in new.replace("\r\n", ""):
         return None
@@ -118,8 +118,9 @@ def chunk(original: str, new: str) -> Chunk | None:
     if (start > 0 and "__future__" in text) or start < lay.future_end or lay.module_global \
             or _MODULE_GLOBAL.search(text):
         return None
-    if class_chunk(original, new):  # the changed body statements of this class compile
-        return Chunk(start, stop, text)
+    body = _class_body(original, new)
+    if body:  # the changed statements lie in one class body, which decides
+        return Chunk(start, stop, text) if body[1] else None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. invalid escapes: not the gate's business
@@ -156,11 +157,9 @@ def class_bodies(original: str) -> dict[int, tuple[tuple[int, ...], str, bool]]:
 
 
 @functools.lru_cache(maxsize=512)
-def class_chunk(original: str, new: str) -> Chunk | None:
-    """The changed body statements when ``new`` changes only whole body statements of one
-    top-level class of the original, and those compile as a class body at the same
-    indentation: then, like a top-level chunk, they decide for the whole file. None when that
-    cannot be shown (the caller falls back to the top-level chunk, then the whole file)."""
+def _class_body(original: str, new: str) -> tuple[Chunk, bool] | None:
+    """When ``new`` changes only whole body statements of one top-level class of the original:
+    those statements, and whether they compile as a class body at their indentation."""
     lay = layout(original)
     if lay is None or lay.module_global or "\r" in new.replace("\r\n", ""):
         return None
@@ -180,6 +179,7 @@ def class_chunk(original: str, new: str) -> Chunk | None:
     text = _middle(lay, original, new, start, stop)
     if _SPANNING.search(text) or "__future__" in text:
         return None
+    found = Chunk(start, stop, text)
     source = f"class _gen09_body_:\n{text}{indent}_gen09_end_ = 0\n"
     try:
         with warnings.catch_warnings():
@@ -189,11 +189,20 @@ def class_chunk(original: str, new: str) -> Chunk | None:
             end = body[-1] if body else None
             if not (isinstance(end, ast.Assign) and isinstance(end.targets[0], ast.Name)
                     and end.targets[0].id == "_gen09_end_" and end.col_offset == len(indent)):
-                return None
+                return found, False
             compile(tree, "<chunk>", "exec", lay.future_flags, dont_inherit=True)
     except (SyntaxError, ValueError):
-        return None
-    return Chunk(start, stop, text)
+        return found, False
+    return found, True
+
+
+def class_chunk(original: str, new: str) -> Chunk | None:
+    """The changed body statements when ``new`` changes only whole body statements of one
+    top-level class of the original, and those compile as a class body at the same
+    indentation: then, like a top-level chunk, they decide for the whole file. None when that
+    cannot be shown (the caller falls back to the top-level chunk, then the whole file)."""
+    body = _class_body(original, new)
+    return body[0] if body and body[1] else None
 
 
 _SPANNING = re.compile(r"^[ \t]*(?:global|nonlocal)\b", re.M)
