@@ -179,7 +179,9 @@ def _line(text: str, offset: int) -> int:
 def _near_miss(text: str, search: str) -> str:
     """A hint for a missed block: where its first line occurs, ignoring indentation."""
     first = next((ln.strip() for ln in search.split("\n") if ln.strip()), "")
-    lines = [n for n, ln in enumerate(text.split("\n"), 1) if first and ln.strip() == first]
+    if not first or first not in text:  # no line can be it: skip the scan of a large file
+        return ""
+    lines = [n for n, ln in enumerate(text.split("\n"), 1) if ln.strip() == first]
     if not lines:
         return ""
     return f" (its first line appears at line {lines[0]}; the rest of the block differs)"

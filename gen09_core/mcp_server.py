@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from gen09_core.errors import EnvironmentFailure, Gen09Error
-from gen09_core.mcp_tools import DESCRIPTIONS, Tools, input_schemas
+from gen09_core.mcp_tools import DESCRIPTIONS, Tools
 
 
 def _sdk():
@@ -31,7 +31,7 @@ def build_server(repo=".", registry=None):
     from importlib.metadata import version
 
     tools = Tools(repo, registry)
-    schemas = input_schemas()
+    schemas = tools.schemas
     listed = [types.Tool(name=name, description=DESCRIPTIONS[name], input_schema=schema)
               for name, schema in schemas.items()]
 

@@ -66,16 +66,16 @@ class Tools:
 
         self.repo = Path(repo)
         self.registry = registry or default_registry()
+        self.schemas = input_schemas()
 
     def call(self, name: str, arguments: dict | None) -> dict:
         """Run tool ``name``; ``BadInput`` for an unknown tool or invalid arguments."""
         from gen09_core.jsoninput import validate
 
-        schemas = input_schemas()
-        if name not in schemas:
-            raise BadInput(f"unknown tool {name!r} (tools: {', '.join(schemas)})")
+        if name not in self.schemas:
+            raise BadInput(f"unknown tool {name!r} (tools: {', '.join(self.schemas)})")
         arguments = arguments or {}
-        validate(schemas[name], arguments, name)
+        validate(self.schemas[name], arguments, name)
         return getattr(self, name)(dict(arguments))
 
     def _run(self, args: dict):

@@ -21,7 +21,7 @@ from gen09_core.models import Applied, CandidateBatch, Outcome, Report, Represen
 from gen09_core.plugins import default_registry
 from gen09_core.repo import Snapshot, repo_root
 from gen09_core.targets import check_target
-from gen09_core.text import common_ends
+from gen09_core.text import common_ends, line_count, line_offsets
 
 
 def run_batch(batch: CandidateBatch, repo, registry=None, hard_lint=DEFAULT_HARD_LINT,
@@ -71,26 +71,29 @@ def unified_diff(applied: Applied) -> str:
     ``git apply`` and ``patch -p1`` apply to the original bytes: lines split on ``\n`` only,
     a BOM kept on the first line, ``\\ No newline at end of file`` where due, a
     ``diff --git`` header per file and ``new file mode`` for a created one (so an empty
-    file is created too). Only the changed middle of each file (plus context) goes through difflib."""
+    file is created too). Only the changed middle of each file (plus context) is split into lines
+    and goes through difflib."""
     chunks = []
     moved = {f.moved_from for f in applied.files if f.moved_from}
     for changed in applied.files:
         if changed.deleted and changed.path in moved:
             continue  # shown as the rename of its new path
         bom = "\ufeff"
-        old = _lines(bom * bool(changed.original and changed.original.bom) + changed.old_text)
-        new = [] if changed.deleted else _lines(bom * changed.bom + changed.new_text)
-        head, tail = common_ends(old, new)
+        old_text = bom * bool(changed.original and changed.original.bom) + changed.old_text
+        new_text = "" if changed.deleted else bom * changed.bom + changed.new_text
+        head, tail = common_ends(old_text, new_text)
         lo = max(head - DIFF_CONTEXT, 0)
-        cut = max(tail - DIFF_CONTEXT, 0)
+        offsets = line_offsets(old_text)
+        start, end = offsets[lo], offsets[line_count(old_text) - max(tail - DIFF_CONTEXT, 0)]
+        old = _lines(old_text[start:end])
+        new = _lines(new_text[start:len(new_text) - (len(old_text) - end)])
         was = changed.moved_from or changed.path
         chunks.append(git_header(changed))
-        if changed.moved_from and old == new:
+        if changed.moved_from and old_text == new_text:
             continue
         source = f"a/{was}" if changed.original else "/dev/null"
         dest = "/dev/null" if changed.deleted else f"b/{changed.path}"
-        lines = difflib.unified_diff(old[lo:len(old) - cut], new[lo:len(new) - cut], source,
-                                     dest, n=DIFF_CONTEXT)
+        lines = difflib.unified_diff(old, new, source, dest, n=DIFF_CONTEXT)
         for line in lines:
             if line.startswith("@@") and lo:
                 line = _shift_hunk(line, lo)

@@ -29,12 +29,36 @@ def line_offsets(text: str) -> tuple[int, ...]:
     return tuple(offsets)
 
 
-def common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
-    """How many leading and trailing lines two versions share (never overlapping)."""
-    head, limit = 0, min(len(old), len(new))
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    return head, tail
+def line_count(text: str) -> int:
+    """How many lines ``text`` has, split after each ``\\n`` (a last unterminated line counts)."""
+    return text.count("\n") + bool(text) - text.endswith("\n")
+
+
+@functools.lru_cache(maxsize=64)
+def common_ends(old: str, new: str) -> tuple[int, int]:
+    """How many leading and trailing lines (split after each ``\\n``) two texts share, never
+    overlapping. Found by comparing the strings, not line by line, so a one-line change of a
+    large file costs a few string comparisons."""
+    if old == new:
+        return line_count(old), 0
+    cut = old.rfind("\n", 0, _shared(old, new)) + 1  # where the first differing line starts
+    suffix = _shared(old, new, min(len(old), len(new)) - cut)
+    start, other = len(old) - suffix, len(new) - suffix
+    if not ((start == 0 or old[start - 1] == "\n") and (other == 0 or new[other - 1] == "\n")):
+        start = old.find("\n", start) + 1 or len(old)  # the shared suffix from its first whole line
+    return old.count("\n", 0, cut), old.count("\n", start) + (start < len(old) and old[-1] != "\n")
+
+
+def _shared(a: str, b: str, suffix_within: int | None = None) -> int:
+    """The length of the longest common prefix of ``a`` and ``b``, or with ``suffix_within``
+    of their longest common suffix no longer than that (a bisection that compares only the
+    part not yet known to be shared)."""
+    lo, hi = 0, min(len(a), len(b)) if suffix_within is None else suffix_within
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if (a.startswith(b[lo:mid], lo) if suffix_within is None
+                else a.endswith(b[len(b) - mid:len(b) - lo], 0, len(a) - lo)):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import sys
@@ -30,18 +31,25 @@ def gen09_parse(language, path, text, original):
     when that decides for the whole file (``gen09_python.pieces``)."""
     if language != LANGUAGE:
         return None
-    if original is not None and (pieces.class_chunk_compiles(original, text)
+    if original is not None and (pieces.class_chunk(original, text)
                                  or pieces.chunk(original, text) is not None):
         return []
+    return list(_compile_problems(path, text))
+
+
+@functools.lru_cache(maxsize=16)
+def _compile_problems(path: str, text: str) -> tuple[Finding, ...]:
+    """The whole file's compile error (none or one); cached by content, so the original of a
+    batch's broken candidates, which the gate checks again each call, compiles once."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. invalid escapes: warnings never reject
             compile(text, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        return [Finding("syntax", exc.msg, exc.lineno or 0)]
+        return (Finding("syntax", exc.msg, exc.lineno or 0),)
     except ValueError as exc:  # e.g. NUL bytes
-        return [Finding("syntax", str(exc), 0)]
-    return []
+        return (Finding("syntax", str(exc), 0),)
+    return ()
 
 
 @hookimpl

@@ -2,12 +2,16 @@
 (no string, bracket or block crosses from one to the next), so a candidate can be checked and
 normalized by its changed statements alone, reusing the original's work for the rest:
 
-- the original is parsed once and cut at the first line of each top-level statement;
+- the original is parsed once and cut at the first line of each top-level statement that
+  begins on a line of its own (not after ``;`` on a line where an earlier statement ends);
 - a candidate's *chunk* is the run of whole top-level statements (in the original's cuts)
   that covers every changed line, with the candidate's text;
 - if the chunk compiles on its own, the candidate is the original's untouched statements
   before and after it around a self-contained middle, so the whole file compiles, and its
   normal form is the original's normalized pieces around the normalized chunk.
+
+The same holds one level down, for the body statements of a top-level class (a method
+edit compiles and normalizes that method alone).
 
 Whenever that reasoning does not hold (the original does not parse, a lone CR, a
 ``__future__`` import in a later chunk, a chunk that does not compile alone) the caller falls
@@ -25,7 +29,7 @@ import warnings
 
 from attrs import frozen
 
-from gen09_core.text import common_ends
+from gen09_core.text import common_ends, line_offsets
 
 _MODULE_GLOBAL = re.compile(r"^global\b", re.M)
 
@@ -36,6 +40,7 @@ class Layout:
     and last the line count), its lines, and the ``__future__`` compiler flags it sets."""
 
     lines: tuple[str, ...]
+    offsets: tuple[int, ...]  # where each line starts in the text, then its length
     cuts: tuple[int, ...]
     future_flags: int
     future_end: int  # line after the last ``__future__`` import (0 when none)
@@ -45,12 +50,10 @@ class Layout:
 @frozen
 class Chunk:
     """The candidate's changed statements: lines ``[start, stop)`` of the original replaced
-    by ``text``; ``first``/``last`` index the original's cuts at ``start`` and ``stop``."""
+    by ``text``."""
 
     start: int
     stop: int
-    first: int
-    last: int
     text: str
 
 
@@ -73,7 +76,7 @@ def layout(original: str) -> Layout | None:
     except (SyntaxError, ValueError):
         return None
     lines = split_lines(original)
-    starts = {min([n.lineno] + [d.lineno for d in getattr(n, "decorator_list", [])]) - 1 for n in tree.body}
+    starts = set(_starts(tree.body, lines))
     flags = future_end = 0
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
@@ -81,25 +84,43 @@ def layout(original: str) -> Layout | None:
             for alias in node.names:
                 flags |= getattr(__future__, alias.name).compiler_flag
     module_global = any(isinstance(node, ast.Global) for node in tree.body)
-    return Layout(tuple(lines), tuple(sorted(starts | {0, len(lines)})), flags, future_end, module_global)
+    return Layout(tuple(lines), line_offsets(original), tuple(sorted(starts | {0, len(lines)})), flags,
+                  future_end, module_global)
+
+
+def _starts(body: list[ast.stmt], lines: list[str]) -> list[int]:
+    """The 0-based first lines of the statements of ``body`` that begin on a line of their own:
+    after the line where the statement before them ends, and not after a line continued by a
+    backslash. Only there may a piece be cut off."""
+    found, end = [], 0
+    for node in body:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) - 1
+        if start >= end and not (start and lines[start - 1].rstrip("\r\n").endswith("\\")):
+            found.append(start)
+        end = node.end_lineno
+    return found
 
 
 @functools.lru_cache(maxsize=512)
 def chunk(original: str, new: str) -> Chunk | None:
-    """The self-contained changed chunk of ``new``, or None (then use the whole file)."""
+    """The self-contained changed chunk of ``new``, or None (then use the whole file). When only
+    body statements of one class changed, whether they compile alone (``class_chunk``, which
+    the gate has usually asked already) decides, and the class is not compiled again."""
     lay = layout(original)
     if lay is None or "\r" in new.replace("\r\n", ""):
         return None
-    old, now = lay.lines, split_lines(new)
-    head, tail = common_ends(old, now)
+    head, tail = common_ends(original, new)
     first = bisect.bisect_right(lay.cuts, head) - 1
-    last = bisect.bisect_left(lay.cuts, len(old) - tail)
+    last = bisect.bisect_left(lay.cuts, len(lay.lines) - tail)
     start, stop = lay.cuts[first], lay.cuts[last]
-    text = "".join(now[start:len(now) - (len(old) - stop)])
+    text = _middle(lay, original, new, start, stop)
     # module-level rules that span statements: __future__ placement, global declarations
     if (start > 0 and "__future__" in text) or start < lay.future_end or lay.module_global \
             or _MODULE_GLOBAL.search(text):
         return None
+    body = _class_body(original, new)
+    if body:  # the changed statements lie in one class body, which decides
+        return Chunk(start, stop, text) if body[1] else None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. invalid escapes: not the gate's business
@@ -107,7 +128,13 @@ def chunk(original: str, new: str) -> Chunk | None:
                     dont_inherit=True)
     except (SyntaxError, ValueError):
         return None
-    return Chunk(start, stop, first, last, text)
+    return Chunk(start, stop, text)
+
+
+def _middle(lay: Layout, original: str, new: str, start: int, stop: int) -> str:
+    """The text of ``new`` that replaces the original's lines ``[start, stop)``, where the lines
+    before ``start`` and from ``stop`` on are unchanged."""
+    return new[lay.offsets[start]:len(new) - (len(original) - lay.offsets[stop])]
 
 
 @functools.lru_cache(maxsize=16)
@@ -119,10 +146,9 @@ def class_bodies(original: str) -> dict[int, tuple[tuple[int, ...], str, bool]]:
     lines = split_lines(original)
     found = {}
     for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.body:
+        starts = tuple(_starts(node.body, lines)) if isinstance(node, ast.ClassDef) else ()
+        if starts:
             start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
-            starts = tuple(min([n.lineno] + [d.lineno for d in getattr(n, "decorator_list", [])]) - 1
-                           for n in node.body)
             first = lines[starts[0]]
             indent = first[:len(first) - len(first.lstrip(" \t"))]
             spans = any(isinstance(n, ast.Global | ast.Nonlocal) for n in node.body)
@@ -131,31 +157,29 @@ def class_bodies(original: str) -> dict[int, tuple[tuple[int, ...], str, bool]]:
 
 
 @functools.lru_cache(maxsize=512)
-def class_chunk_compiles(original: str, new: str) -> bool:
-    """True when ``new`` changes only whole body statements of one top-level class of the
-    original, and those compile as a class body at the same indentation: then, like a
-    top-level chunk, they decide for the whole file. False when that cannot be shown (the
-    caller falls back to the top-level chunk, then the whole file)."""
+def _class_body(original: str, new: str) -> tuple[Chunk, bool] | None:
+    """When ``new`` changes only whole body statements of one top-level class of the original:
+    those statements, and whether they compile as a class body at their indentation."""
     lay = layout(original)
     if lay is None or lay.module_global or "\r" in new.replace("\r\n", ""):
-        return False
-    old, now = lay.lines, split_lines(new)
-    head, tail = common_ends(old, now)
+        return None
+    head, tail = common_ends(original, new)
     first = bisect.bisect_right(lay.cuts, head) - 1
-    last = bisect.bisect_left(lay.cuts, len(old) - tail)
+    last = bisect.bisect_left(lay.cuts, len(lay.lines) - tail)
     entry = class_bodies(original).get(lay.cuts[first])
     if last - first != 1 or entry is None or entry[2]:
-        return False
+        return None
     starts, indent, _ = entry
     cuts = (*starts, lay.cuts[last])
     if head < cuts[0] or not indent:
-        return False
+        return None
     b_first = bisect.bisect_right(cuts, head) - 1
-    b_last = max(bisect.bisect_left(cuts, len(old) - tail), b_first + 1)
+    b_last = max(bisect.bisect_left(cuts, len(lay.lines) - tail), b_first + 1)
     start, stop = cuts[b_first], cuts[b_last]
-    text = "".join(now[start:len(now) - (len(old) - stop)])
+    text = _middle(lay, original, new, start, stop)
     if _SPANNING.search(text) or "__future__" in text:
-        return False
+        return None
+    found = Chunk(start, stop, text)
     source = f"class _gen09_body_:\n{text}{indent}_gen09_end_ = 0\n"
     try:
         with warnings.catch_warnings():
@@ -165,29 +189,45 @@ def class_chunk_compiles(original: str, new: str) -> bool:
             end = body[-1] if body else None
             if not (isinstance(end, ast.Assign) and isinstance(end.targets[0], ast.Name)
                     and end.targets[0].id == "_gen09_end_" and end.col_offset == len(indent)):
-                return False
+                return found, False
             compile(tree, "<chunk>", "exec", lay.future_flags, dont_inherit=True)
     except (SyntaxError, ValueError):
-        return False
-    return True
+        return found, False
+    return found, True
+
+
+def class_chunk(original: str, new: str) -> Chunk | None:
+    """The changed body statements when ``new`` changes only whole body statements of one
+    top-level class of the original, and those compile as a class body at the same
+    indentation: then, like a top-level chunk, they decide for the whole file. None when that
+    cannot be shown (the caller falls back to the top-level chunk, then the whole file)."""
+    body = _class_body(original, new)
+    return body[0] if body and body[1] else None
 
 
 _SPANNING = re.compile(r"^[ \t]*(?:global|nonlocal)\b", re.M)
 
 
 @functools.lru_cache(maxsize=16)
-def normalized_pieces(original: str, strip) -> tuple[str, ...] | None:
-    """``strip`` applied to each piece of the original between consecutive cuts."""
+def normalized_pieces(original: str, strip) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
+    """The original cut at its top-level and class-body cuts, and ``strip`` applied to each
+    piece between consecutive cuts."""
     lay = layout(original)
     if lay is None:
         return None
-    return tuple(strip("".join(lay.lines[a:b])) for a, b in zip(lay.cuts, lay.cuts[1:], strict=False))
+    bodies = class_bodies(original).values()
+    cuts = tuple(sorted({*lay.cuts, *(cut for starts, _, _ in bodies for cut in starts)}))
+    return cuts, tuple(strip(original[lay.offsets[a]:lay.offsets[b]])
+                       for a, b in zip(cuts, cuts[1:], strict=False))
 
 
 def normalize(original: str, new: str, strip) -> str:
-    """``strip(new)``, computed from the changed chunk when the layout allows."""
-    piece = chunk(original, new)
-    pieces = normalized_pieces(original, strip)
-    if piece is None or pieces is None:
+    """``strip(new)``, computed from the changed class-body statements or top-level chunk
+    when the layout allows."""
+    piece = class_chunk(original, new) or chunk(original, new)
+    found = normalized_pieces(original, strip)
+    if piece is None or found is None:
         return strip(new)
-    return "".join(pieces[:piece.first]) + strip(piece.text) + "".join(pieces[piece.last:])
+    cuts, pieces = found
+    first, last = bisect.bisect_left(cuts, piece.start), bisect.bisect_left(cuts, piece.stop)
+    return "".join(pieces[:first]) + strip(piece.text) + "".join(pieces[last:])

@@ -1,3 +1,4 @@
+import os
 import subprocess
 
 from gen09_core.apply import apply_candidate
@@ -65,6 +66,25 @@ def test_one_ruff_process_lints_the_whole_batch(registry, calc_repo, monkeypatch
     edits.append(Edit("calc/shapes.py", '"""Area helpers."""', '"""Area helpers!"""'))
     assert gated(registry, calc_repo, *edits) == [None] * 9
     assert len([c for c in calls if "ruff" in str(c[0])]) == 1
+
+
+def test_findings_are_kept_by_content_and_no_lint_file_outlives_its_run(registry, calc_repo, monkeypatch):
+    """A second batch on the same original sends ruff only its new texts; an original changed
+    on disk is linted again; the lint folder holds no files between runs."""
+    from gen09_python import lint
+
+    monkeypatch.setattr(lint, "_CACHE", {})
+    sent, real_run = [], lint._run
+    monkeypatch.setattr(lint, "_run", lambda ruff, root, index, *rest: sent.append(len(index))
+                        or real_run(ruff, root, index, *rest))
+    edits = [Edit("calc/ops.py", "return a - b", f"return a + b + {i}") for i in range(4)]
+    assert gated(registry, calc_repo, *edits[:3]) == [None] * 3
+    assert gated(registry, calc_repo, edits[0], edits[3]) == [None] * 2
+    ops = calc_repo / "calc/ops.py"
+    ops.write_text(ops.read_text().replace("import math\n", "import os\n"))  # F401 os, F821 math
+    assert gated(registry, calc_repo, Edit("calc/ops.py", "import os\n", "import os, math\n")) == [None]
+    assert sent == [4, 1, 2]
+    assert not [p for p in lint._folder(os.getpid()).rglob("*") if p.is_file()]
 
 
 def test_files_no_pack_serves_pass_ungated(registry, calc_repo):

@@ -97,16 +97,51 @@ def test_arguments_are_validated_by_the_same_schema(calc_repo, registry):
     assert unknown.is_error and "must not contain" in unknown.content[0].text
 
 
-def test_the_real_gen09_mcp_subprocess_serves_the_same_tools_over_stdio(calc_repo):
+def stdio(repo):
+    """The parameters that start the real ``gen09 mcp`` subprocess on ``repo``."""
     script = Path(sys.executable).with_name("gen09")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "gen09_core"]
-    params = StdioServerParameters(command=command[0], args=[*command[1:], "mcp", "--repo", str(calc_repo)])
-    listed, (report, written) = call(params, ("apply_candidates", UDIFF), ("write_candidate", {**UDIFF, "id": "u1"}))
+    return StdioServerParameters(command=command[0], args=[*command[1:], "mcp", "--repo", str(repo)])
+
+
+def test_the_real_gen09_mcp_subprocess_serves_the_same_tools_over_stdio(calc_repo):
+    listed, (report, written) = call(stdio(calc_repo), ("apply_candidates", UDIFF), ("write_candidate", {**UDIFF, "id": "u1"}))
     assert len(listed.tools) == 4
     assert [c["status"] for c in report.structured_content["candidates"]] == ["valid", "rejected", "rejected"]
     assert report.structured_content["candidates"][2]["reason"] == "malformed_patch"
     assert written.structured_content["written"]["files"] == ["calc/ops.py"]
     assert "# sum" in (calc_repo / "calc/ops.py").read_text()
+
+
+def test_a_warm_server_never_answers_a_changed_file_from_its_caches(calc_repo, tmp_path):
+    """One ``gen09 mcp`` process keeps the parsed, linted and normalized forms of the files it
+    has seen, keyed by content: after each change on disk — one that keeps the file's size and
+    modification time, then one that makes it stop compiling — its report is the one a fresh
+    ``gen09 apply --json`` prints."""
+    batch = {**json.loads((EXAMPLES / "candidates.json").read_text()), "target": {"file": "calc/ops.py"}}
+    (tmp_path / "c.json").write_text(json.dumps(batch))
+    ops = calc_repo / "calc/ops.py"
+    original = ops.read_text()
+    same_size = original.replace("import math", "import bb  ")  # bb is defined (F401), math is not
+    states = [original, same_size, same_size + "def broken(:\n"]
+
+    async def main():
+        pairs = []
+        async with Client(stdio(calc_repo)) as client:
+            for text in states:
+                before = ops.stat()
+                ops.write_text(text)
+                os.utime(ops, ns=(before.st_atime_ns, before.st_mtime_ns))
+                warm = (await client.call_tool("apply_candidates", batch)).structured_content
+                cold = json.loads(run_gen09("apply", tmp_path / "c.json", "--repo", calc_repo, "--json").stdout)
+                pairs.append((warm, {**cold, "repo": warm["repo"]}))
+        return pairs
+
+    pairs = anyio.run(main)
+    assert all(warm == cold for warm, cold in pairs)
+    status = [{c["id"]: c["status"] for c in warm["candidates"]} for warm, _ in pairs]
+    assert status[0]["undefined-name"] == "rejected" and status[1]["undefined-name"] == "valid"
+    assert status[2]["fix"] == "valid"  # its parse error is the original's own
 
 
 def test_gen09_mcp_without_the_sdk_says_how_to_install_it(tmp_path):

@@ -2,9 +2,12 @@
 
 import hashlib
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from gen09_core.hashing import sha256_file, sha256_tree, tree_hash
 from gen09_core.models import ChangedFile, SourceFile
-from gen09_core.text import BOM, common_ends, encode, line_offsets
+from gen09_core.text import BOM, common_ends, encode, line_count, line_offsets
 from gen09_core.totals import known_total
 
 
@@ -18,8 +21,36 @@ def test_line_offsets_and_common_ends():
     assert line_offsets("a\nbb\n") == (0, 2, 5)
     assert line_offsets("a\nb") == (0, 2, 3)
     assert line_offsets("") == (0, 0)
-    assert common_ends(["a", "b", "c"], ["a", "x", "c"]) == (1, 1)
-    assert common_ends(["a", "a"], ["a"]) == (1, 0)  # never overlapping
+    assert common_ends("a\nb\nc", "a\nx\nc") == (1, 1)
+    assert common_ends("a\na\n", "a\n") == (1, 0)  # never overlapping
+    assert common_ends("a\nb", "a\nb\n") == (1, 0)  # an unterminated last line is not the same line
+
+
+def _lines(text):
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def _common_ends_line_by_line(old, new):
+    head, limit = 0, min(len(old), len(new))
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
+_TEXT = st.text(alphabet="ab\n\r", max_size=12)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_TEXT, _TEXT, st.data())
+def test_common_ends_on_strings_counts_lines_as_a_line_by_line_comparison_does(old, other, data):
+    cut = data.draw(st.integers(0, len(old)))
+    new = data.draw(st.sampled_from([other, old[:cut] + other + old[cut:], old[:cut] + other]))
+    assert line_count(old) == len(_lines(old))
+    assert common_ends(old, new) == _common_ends_line_by_line(_lines(old), _lines(new))
 
 
 def test_a_folder_digest_is_paths_and_file_digests_in_order(tmp_path):

@@ -7,12 +7,17 @@ import textwrap
 import warnings
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gen09_python import pack, pieces
 
-MODULES = [Path(m.__file__).read_text(encoding="utf-8") for m in (textwrap, json.decoder, argparse)]
+# statements that begin on a line where the one before them ends (after ``;``), or after a
+# backslash continuation: no piece may be cut off there
+SEMICOLONS = ("x = (1,\n2); y = 3\nz = 4  # note\nclass K:\n    a = [1,\n    2]; b = 3\n"
+              "    def m(self):\n        return self  # m\n    c = 1 \\\n    ; d = 2\n\n\nw = 5\n")
+MODULES = [Path(m.__file__).read_text(encoding="utf-8") for m in (textwrap, json.decoder, argparse)] + [SEMICOLONS]
 SNIPPETS = ["    return x\n", "def f(:\n", "x = '''\n", "'''\n", "global y\n", "y = 1  # note\n",
             "from __future__ import annotations\n", "    pass\n", ")\n", "@decorator\n", "\n",
             "class K:\n", "    s = '# not a comment'\n", "return 1\n", "    yield\n", "\tx = 1\n",
@@ -73,10 +78,18 @@ def test_an_edit_inside_one_method_compiles_only_that_class_body_statement():
     original = MODULES[2]  # argparse: classes of hundreds of lines
     new = original.replace("        self._prog = prog\n", "        self._prog = prog or None\n", 1)
     assert new != original
-    assert pieces.class_chunk_compiles(original, new)
+    assert pieces.class_chunk(original, new)
     broken = original.replace("        self._prog = prog\n", "        self._prog = (prog\n", 1)
     dedented = original.replace("        self._prog = prog\n", "def escaped():\n    pass\n", 1)
-    assert not pieces.class_chunk_compiles(original, broken)
-    assert not pieces.class_chunk_compiles(original, dedented)
+    assert not pieces.class_chunk(original, broken)
+    assert not pieces.class_chunk(original, dedented)
     assert pack.gen09_parse("python", "m.py", broken, original) != []
     assert (pack.gen09_parse("python", "m.py", dedented, original) == []) == whole_compiles(dedented)
+
+
+@pytest.mark.parametrize("old, new", [("2); y = 3\n", "y = 3\n"), ("    2]; b = 3\n", "    b = 3\n"),
+                                      ("    ; d = 2\n", "    d = 2\n")])
+def test_a_statement_after_a_semicolon_is_not_cut_off_from_the_line_it_continues(old, new):
+    broken = SEMICOLONS.replace(old, new)
+    assert not whole_compiles(broken)
+    assert pack.gen09_parse("python", "m.py", broken, SEMICOLONS) != []
