@@ -98,12 +98,13 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--only", default="", help="comma-separated sdist names")
+    parser.add_argument("--tag", default="", help="suffix of the result files (for runs side by side)")
     args = parser.parse_args()
     wanted = {w.strip() for w in args.only.split(",") if w.strip()}
     chosen = [(n, v) for n, v in LIBRARIES if not wanted or n in wanted]
     start = time.perf_counter()
     RESULTS.mkdir(exist_ok=True)
-    progress = RESULTS / "real_repos_rows.jsonl"  # one row per finished library: a long run keeps them
+    progress = RESULTS / f"real_repos_rows{args.tag}.jsonl"  # a row per finished library
     progress.write_text("")
     rows = []
     for name, version in chosen:
@@ -117,7 +118,7 @@ def main() -> int:
               "python": sys.version.split()[0], "n": args.n, "seed": args.seed, "workers": args.workers,
               "libraries": rows, "yielding": yielding, "of": len(rows), "bundles": bundles,
               "bundles_verified": verified, "wall_s": round(time.perf_counter() - start, 1)}
-    (RESULTS / "real_repos.json").write_text(json.dumps(report, indent=2) + "\n")
+    (RESULTS / f"real_repos{args.tag}.json").write_text(json.dumps(report, indent=2) + "\n")
     print(table(rows))
     print(f"\n{yielding} of {len(rows)} libraries yielded tasks with no configuration; "
           f"{verified} of {bundles} exported bundles verified nop 0 / oracle 1 in their shipped environment. "
