@@ -93,7 +93,7 @@ def _walk(code, table):
     return table
 
 
-def swap_plan(filename, old_text, new_text, rel=""):
+def swap_plan(filename, old_text, new_text, rel):
     """``([(live functions, new code)], "")`` when the change lives in function bodies the
     worker has imported, else ``([], reason)``; ``rel`` is the file relative to the root."""
     try:
