@@ -16,8 +16,10 @@ Detected (first match wins; each module is one ecosystem):
 - :mod:`.cargo`: ``Cargo.toml`` → ``cargo test --no-fail-fast`` (offline after a
   ``cargo fetch``), libtest's console output;
 - :mod:`.go`: ``go.mod`` → ``go test -json -count=1 ./...``;
-- :mod:`.ruby`: ``spec/`` or ``.rspec`` → ``rspec --format json`` (through bundler with a
-  ``Gemfile``);
+- :mod:`.ruby`: ``spec/`` or ``.rspec`` → ``rspec --format json``; else ``test/`` with
+  ``test_*.rb`` / ``*_test.rb`` files and a ``Gemfile``, gemspec or ``Rakefile`` → minitest
+  through gen09's runner ``gen09_minitest.rb`` (JUnit XML); through bundler when a
+  ``Gemfile``'s gems are all installed, else with the installed gems;
 - :mod:`.cmake`: ``CMakeLists.txt`` with tests → configure, build and
   ``ctest --output-junit``.
 

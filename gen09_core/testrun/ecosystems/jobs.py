@@ -22,6 +22,7 @@ from gen09_core.testrun.process import clean_env, run_limited
 
 HERE = Path(__file__).parent
 RUNNER_FILES = {"gen09_node_junit.mjs": HERE / "gen09_node_junit.mjs",
+                "gen09_minitest.rb": HERE / "gen09_minitest.rb",
                 "gen09_reports.py": HERE.parent / "reports.py",
                 "gen09_outcomes.py": HERE.parent / "outcomes.py"}
 
@@ -45,7 +46,7 @@ class CommandEnv:
 
 def install_runner(folder: Path) -> Path:
     """Copy gen09's runner files (the report converter, the outcome reader, node's
-    reporter) into ``folder``; returns it, absolute."""
+    reporter, the minitest runner) into ``folder``; returns it, absolute."""
     folder = Path(folder).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     for name, source in RUNNER_FILES.items():
