@@ -16,7 +16,10 @@ Sources, fetched once into ``bench/.cache`` (only from registries this machine r
 - Go: ``go-cmp`` 0.5.9, the module source in Debian's ``golang-github-google-go-cmp-dev``
   (no requirements, so go runs offline);
 - C: cJSON v1.7.18 (``git clone`` of github.com/DaveGamble/cJSON, or the local mirror
-  ``$GEN09_BENCH_CJSON_GIT``), CMake + ctest with its vendored Unity tests.
+  ``$GEN09_BENCH_CJSON_GIT``), CMake + ctest with its vendored Unity tests;
+- Ruby: slop v4.10.1 (``git clone`` of github.com/leejarvis/slop, or the local mirror
+  ``$GEN09_BENCH_SLOP_GIT``), minitest with no dependency; its Gemfile's gemspec pins
+  ``minitest ~> 5.0.0``, which is not installed, so it runs with the installed gems.
 
 For each: ``gen09 mutate SRC --n N --seed S --out RUN --json`` with ``include`` set to the
 library's sources and ``limits.max_tasks``, then ``gen09 verify RUN --json``. Prints a markdown
@@ -42,11 +45,13 @@ from bench_real_repos import gen09
 from common import CACHE, RESULTS, cpu_model
 
 CJSON_URL = "https://github.com/DaveGamble/cJSON"
+SLOP_URL = "https://github.com/leejarvis/slop"
 REPOS = {  # name: (ecosystem, pinned release, files to mutate)
     "minimist": ("javascript (npm, tape)", "1.2.8", ("index.js",)),
     "strsim": ("rust (cargo)", "0.10.0", ("src/*.rs",)),
     "go-cmp": ("go", "0.5.9", ("cmp/*.go",)),
     "cjson": ("c (cmake + ctest)", "v1.7.18", ("cJSON.c", "cJSON_Utils.c")),
+    "slop": ("ruby (minitest)", "v4.10.1", ("lib/slop.rb", "lib/slop/*.rb")),
 }
 
 
@@ -79,6 +84,13 @@ def fetch(name: str, version: str) -> Path:
         _run(["apt-get", "download", "golang-github-google-go-cmp-dev"], cwd=work)
         _run(["dpkg-deb", "-x", next(work.glob("golang-github-google-go-cmp-dev_*.deb")), work / "x"])
         shutil.move(work / "x" / "usr/share/gocode/src/github.com/google/go-cmp", target)
+    elif name == "slop":
+        _run(["git", "clone", "--quiet", "--bare", os.environ.get("GEN09_BENCH_SLOP_GIT") or SLOP_URL,
+              work / "slop.git"])
+        target.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", work / "slop.git", "archive", version], capture_output=True,
+                                 check=True).stdout
+        subprocess.run(["tar", "x", "-C", target], input=archive, check=True)
     else:
         git = os.environ.get("GEN09_BENCH_CJSON_GIT") or CJSON_URL
         _run(["git", "clone", "--quiet", "--bare", git, work / "cjson.git"])
