@@ -180,3 +180,23 @@ def test_minitest_mutants_bundle_and_verify(minitest_run):
         dockerfile = (bundle / "environment" / "Dockerfile").read_text()
         assert dockerfile.startswith(f"FROM ruby:{dict(lock['tools'])['ruby']}\n")
         assert f"RUN gem install minitest -v {ruby.minitest_version()}" in dockerfile
+
+
+def test_minitest_through_bundler_end_to_end(tmp_path, bundle_on_path):
+    """A Gemfile whose gems are installed: ``bundle install --local`` once, ``bundle exec`` in
+    every job and trial, bundler in the lock, and the bundles verify."""
+    from tests.helpers import run_gen09
+
+    repo = copy_fixture(tmp_path)
+    (repo / "Gemfile").write_text('source "https://rubygems.org"\ngem "minitest"\n')
+    out = tmp_path / "run"
+    done = run_gen09("mutate", repo, "--n", "4", "--seed", "1", "--workers", "2", "--out", out)
+    assert done.returncode == 0, done.stderr
+    data = summary(out)
+    assert data["environment"]["test"] == f"bundle exec {ruby.MINITEST}"
+    assert data["environment"]["toolchain"].startswith("ruby ") and ", bundle " in data["environment"]["toolchain"]
+    assert data["baseline"]["stable"] == 9 and not (repo / "Gemfile.lock").exists()
+    verify_all(out, data)
+    bundle = out / instances(out)[0]["task"]
+    assert (bundle / "environment" / "repo" / "Gemfile.lock").is_file()  # written by the setup, shipped
+    assert "RUN bundle install\n" in (bundle / "environment" / "Dockerfile").read_text()
