@@ -63,3 +63,40 @@ def test_memory_and_time_limits_do_not_leak_into_the_parent():
     import resource
 
     assert resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY or sys.platform != "linux"
+
+
+def test_a_failure_keeps_its_message_and_frames_without_formatting_them(runner_env, tmp_path):
+    """gen09 runs pytest with ``--tb=native`` and reads a failure's frames from the exception:
+    the frames from the test's own file on, a ``__tracebackhide__`` helper left out, lines
+    1-based, paths relative to the work copy; a failing setup keeps its frames too."""
+    repo = repo_with_tests(tmp_path, """
+        import pytest
+        from calc import half
+
+        def check(value):
+            __tracebackhide__ = True
+            assert value == 3
+
+        def test_half():
+            check(half(4))
+
+        def test_raises():
+            half(None)
+
+        @pytest.fixture
+        def broken():
+            raise RuntimeError("no fixture")
+
+        def test_setup(broken):
+            pass
+        """)
+    (repo / "calc.py").write_text("def half(x):\n    return x // 2\n")
+    run = run_job(runner_env, TestJob("j1", str(repo), str(tmp_path / "jobs")))
+    failures = run.failures
+    assert failures["tests/test_it.py::test_half"]["message"] == "assert 2 == 3"
+    assert failures["tests/test_it.py::test_half"]["trace"] == [["tests/test_it.py", 10]]
+    assert failures["tests/test_it.py::test_raises"]["message"].startswith("TypeError: unsupported operand")
+    assert failures["tests/test_it.py::test_raises"]["trace"] == [["tests/test_it.py", 13], ["calc.py", 2]]
+    assert failures["tests/test_it.py::test_setup"]["phase"] == "setup"
+    assert failures["tests/test_it.py::test_setup"]["message"] == "RuntimeError: no fixture"
+    assert failures["tests/test_it.py::test_setup"]["trace"] == [["tests/test_it.py", 17]]

@@ -104,18 +104,39 @@ def pytest_collection_modifyitems(session, config, items):
         _state["left"] = len(head)
 
 
-def _trace(longrepr):
-    tb = getattr(longrepr, "reprtraceback", None)
-    if tb is None and getattr(longrepr, "chain", None):
-        tb = longrepr.chain[-1][0]
+def _trace(item, tb):
+    """``[file, line]`` of each frame of a failure, from the first one in the test's own
+    file on and without frames that hide themselves (``__tracebackhide__``): the frames
+    pytest's traceback would show, read from the traceback itself, not from formatted text."""
+    frames = []
+    while tb is not None:
+        frames.append((tb.tb_frame, tb.tb_lineno))
+        tb = tb.tb_next
+    own = os.path.realpath(str(getattr(item, "path", None) or getattr(item, "fspath", "")))
+    start = next((i for i, (frame, _) in enumerate(frames)
+                  if os.path.realpath(frame.f_code.co_filename) == own), 0)
     here = os.getcwd() + os.sep
     out = []
-    for entry in getattr(tb, "reprentries", None) or []:
-        loc = getattr(entry, "reprfileloc", None)
-        if loc is not None:
-            path = str(loc.path)
-            out.append([path[len(here):] if path.startswith(here) else path, loc.lineno])
+    for frame, line in frames[start:]:
+        if frame.f_locals.get("__tracebackhide__") or frame.f_globals.get("__tracebackhide__"):
+            continue
+        path = frame.f_code.co_filename
+        out.append([path[len(here):] if path.startswith(here) else path, line])
     return out[:30]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Note the frames of a failure on its report (``_trace``)."""
+    outcome = yield
+    excinfo = call.excinfo
+    if excinfo is None or excinfo.tb is None:
+        return
+    try:
+        report = outcome.get_result()
+    except BaseException:  # the hook itself failed: pytest reports that
+        return
+    report.gen09_trace = _trace(item, excinfo.tb)
 
 
 def _message(longrepr):
@@ -138,7 +159,7 @@ def pytest_runtest_logreport(report):
     if report.outcome != "passed" or "xfail" in record:
         if report.failed:
             record["message"] = _message(report.longrepr)[:4000]
-            record["trace"] = _trace(report.longrepr)
+            record["trace"] = getattr(report, "gen09_trace", [])
         if report.nodeid in _state["first"]:
             _state["dirty"] = True
     _write(record)

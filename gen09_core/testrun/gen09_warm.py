@@ -195,10 +195,10 @@ def pytest_runtestloop(session):
         with open(_RAN_LINES_FILE, encoding="utf-8") as handle:
             _ran_lines.update({rel: set(lines) for rel, lines in json.load(handle).items()})
     root = os.path.realpath(str(session.config.rootpath))
-    _send(out, {"kind": "ready", "items": len(session.items)})
     _live()
     gc.collect()
     gc.freeze()
+    _send(out, {"kind": "ready", "items": len(session.items)})  # ready to fork: start-up ends here
     for line in inbound:
         job = json.loads(line)
         filename = os.path.join(root, job["path"])
