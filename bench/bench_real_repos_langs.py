@@ -16,7 +16,11 @@ Sources, fetched once into ``bench/.cache`` (only from registries this machine r
 - Go: ``go-cmp`` 0.5.9, the module source in Debian's ``golang-github-google-go-cmp-dev``
   (no requirements, so go runs offline);
 - C: cJSON v1.7.18 (``git clone`` of github.com/DaveGamble/cJSON, or the local mirror
-  ``$GEN09_BENCH_CJSON_GIT``), CMake + ctest with its vendored Unity tests.
+  ``$GEN09_BENCH_CJSON_GIT``), CMake + ctest with its vendored Unity tests;
+- Java (``maven``): java-diff-utils 4.15 (``git clone`` of github.com/java-diff-utils/java-diff-utils,
+  or the local mirror ``$GEN09_BENCH_MAVEN_GIT``), Maven + surefire, JUnit 5. Its build needs
+  a plugin (``maven-javadoc-plugin`` 3.1.1) that the local Maven repository of gen09's build
+  machine lacks, and Maven Central is out of reach there, so there it stops at the setup.
 
 For each: ``gen09 mutate SRC --n N --seed S --out RUN --json`` with ``include`` set to the
 library's sources and ``limits.max_tasks``, then ``gen09 verify RUN --json``. Prints a markdown
@@ -47,7 +51,10 @@ REPOS = {  # name: (ecosystem, pinned release, files to mutate)
     "strsim": ("rust (cargo)", "0.10.0", ("src/*.rs",)),
     "go-cmp": ("go", "0.5.9", ("cmp/*.go",)),
     "cjson": ("c (cmake + ctest)", "v1.7.18", ("cJSON.c", "cJSON_Utils.c")),
+    "maven": ("java (maven + surefire)", "java-diff-utils-parent-4.15",
+              ("java-diff-utils/src/main/java/*.java",)),
 }
+MAVEN_URL = "https://github.com/java-diff-utils/java-diff-utils"
 
 
 def _run(cmd, cwd=None) -> None:
@@ -79,6 +86,13 @@ def fetch(name: str, version: str) -> Path:
         _run(["apt-get", "download", "golang-github-google-go-cmp-dev"], cwd=work)
         _run(["dpkg-deb", "-x", next(work.glob("golang-github-google-go-cmp-dev_*.deb")), work / "x"])
         shutil.move(work / "x" / "usr/share/gocode/src/github.com/google/go-cmp", target)
+    elif name == "maven":
+        _run(["git", "clone", "--quiet", "--bare", os.environ.get("GEN09_BENCH_MAVEN_GIT") or MAVEN_URL,
+              work / "maven.git"])
+        target.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", work / "maven.git", "archive", version], capture_output=True,
+                                 check=True).stdout
+        subprocess.run(["tar", "x", "-C", target], input=archive, check=True)
     else:
         git = os.environ.get("GEN09_BENCH_CJSON_GIT") or CJSON_URL
         _run(["git", "clone", "--quiet", "--bare", git, work / "cjson.git"])
