@@ -17,10 +17,11 @@ Sources, fetched once into ``bench/.cache`` (only from registries this machine r
   (no requirements, so go runs offline);
 - C: cJSON v1.7.18 (``git clone`` of github.com/DaveGamble/cJSON, or the local mirror
   ``$GEN09_BENCH_CJSON_GIT``), CMake + ctest with its vendored Unity tests;
-- Java (``maven``): java-diff-utils 4.15 (``git clone`` of github.com/java-diff-utils/java-diff-utils,
-  or the local mirror ``$GEN09_BENCH_MAVEN_GIT``), Maven + surefire, JUnit 5. Its build needs
-  a plugin (``maven-javadoc-plugin`` 3.1.1) that the local Maven repository of gen09's build
-  machine lacks, and Maven Central is out of reach there, so there it stops at the setup.
+- Java (``maven``): JFreeSVG v5.0.6 (``git clone`` of github.com/jfree/jfreesvg, or the local
+  mirror ``$GEN09_BENCH_MAVEN_GIT``), Maven + surefire 3.2.5, JUnit 5.10.2, no other dependency:
+  its pom's plugins for ``mvn test`` are all in the pre-populated ``~/.m2`` of gen09's build
+  machine, so ``mvn -o`` runs it unchanged (java-diff-utils, jsoup, commonmark-java and later
+  JFreeSVG tags each miss an artifact there; see docs/languages.md).
 
 For each: ``gen09 mutate SRC --n N --seed S --out RUN --json`` with ``include`` set to the
 library's sources and ``limits.max_tasks``, then ``gen09 verify RUN --json``. Prints a markdown
@@ -51,10 +52,11 @@ REPOS = {  # name: (ecosystem, pinned release, files to mutate)
     "strsim": ("rust (cargo)", "0.10.0", ("src/*.rs",)),
     "go-cmp": ("go", "0.5.9", ("cmp/*.go",)),
     "cjson": ("c (cmake + ctest)", "v1.7.18", ("cJSON.c", "cJSON_Utils.c")),
-    "maven": ("java (maven + surefire)", "java-diff-utils-parent-4.15",
-              ("java-diff-utils/src/main/java/*.java",)),
+    "maven": ("java (maven + surefire)", "v5.0.6",
+              tuple(f"src/main/java/org/jfree/svg/{f}.java" for f in ("SVGGraphics2D", "util/RyuDouble",
+                                                                       "util/Args"))),
 }
-MAVEN_URL = "https://github.com/java-diff-utils/java-diff-utils"
+MAVEN_URL = "https://github.com/jfree/jfreesvg"
 
 
 def _run(cmd, cwd=None) -> None:
