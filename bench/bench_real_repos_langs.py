@@ -20,6 +20,11 @@ Sources, fetched once into ``bench/.cache`` (only from registries this machine r
 - Ruby: slop v4.10.1 (``git clone`` of github.com/leejarvis/slop, or the local mirror
   ``$GEN09_BENCH_SLOP_GIT``), minitest with no dependency; its Gemfile's gemspec pins
   ``minitest ~> 5.0.0``, which is not installed, so it runs with the installed gems.
+- Java (``maven``): JFreeSVG v5.0.6 (``git clone`` of github.com/jfree/jfreesvg, or the local
+  mirror ``$GEN09_BENCH_MAVEN_GIT``), Maven + surefire 3.2.5, JUnit 5.10.2, no other dependency:
+  its pom's plugins for ``mvn test`` are all in the pre-populated ``~/.m2`` of gen09's build
+  machine, so ``mvn -o`` runs it unchanged (java-diff-utils, jsoup, commonmark-java and later
+  JFreeSVG tags each miss an artifact there; see docs/languages.md).
 
 For each: ``gen09 mutate SRC --n N --seed S --out RUN --json`` with ``include`` set to the
 library's sources and ``limits.max_tasks``, then ``gen09 verify RUN --json``. Prints a markdown
@@ -44,14 +49,20 @@ from pathlib import Path
 from bench_real_repos import gen09
 from common import CACHE, RESULTS, cpu_model
 
-CJSON_URL = "https://github.com/DaveGamble/cJSON"
-SLOP_URL = "https://github.com/leejarvis/slop"
+GIT = {  # name: (the variable naming a local mirror, the public repository)
+    "cjson": ("GEN09_BENCH_CJSON_GIT", "https://github.com/DaveGamble/cJSON"),
+    "slop": ("GEN09_BENCH_SLOP_GIT", "https://github.com/leejarvis/slop"),
+    "maven": ("GEN09_BENCH_MAVEN_GIT", "https://github.com/jfree/jfreesvg"),
+}
 REPOS = {  # name: (ecosystem, pinned release, files to mutate)
     "minimist": ("javascript (npm, tape)", "1.2.8", ("index.js",)),
     "strsim": ("rust (cargo)", "0.10.0", ("src/*.rs",)),
     "go-cmp": ("go", "0.5.9", ("cmp/*.go",)),
     "cjson": ("c (cmake + ctest)", "v1.7.18", ("cJSON.c", "cJSON_Utils.c")),
     "slop": ("ruby (minitest)", "v4.10.1", ("lib/slop.rb", "lib/slop/*.rb")),
+    "maven": ("java (maven + surefire)", "v5.0.6",
+              tuple(f"src/main/java/org/jfree/svg/{f}.java" for f in ("SVGGraphics2D", "util/RyuDouble",
+                                                                       "util/Args"))),
 }
 
 
@@ -84,18 +95,11 @@ def fetch(name: str, version: str) -> Path:
         _run(["apt-get", "download", "golang-github-google-go-cmp-dev"], cwd=work)
         _run(["dpkg-deb", "-x", next(work.glob("golang-github-google-go-cmp-dev_*.deb")), work / "x"])
         shutil.move(work / "x" / "usr/share/gocode/src/github.com/google/go-cmp", target)
-    elif name == "slop":
-        _run(["git", "clone", "--quiet", "--bare", os.environ.get("GEN09_BENCH_SLOP_GIT") or SLOP_URL,
-              work / "slop.git"])
+    else:  # a git tag of a public repository, or of its local mirror
+        variable, url = GIT[name]
+        _run(["git", "clone", "--quiet", "--bare", os.environ.get(variable) or url, work / "src.git"])
         target.mkdir(parents=True)
-        archive = subprocess.run(["git", "-C", work / "slop.git", "archive", version], capture_output=True,
-                                 check=True).stdout
-        subprocess.run(["tar", "x", "-C", target], input=archive, check=True)
-    else:
-        git = os.environ.get("GEN09_BENCH_CJSON_GIT") or CJSON_URL
-        _run(["git", "clone", "--quiet", "--bare", git, work / "cjson.git"])
-        target.mkdir(parents=True)
-        archive = subprocess.run(["git", "-C", work / "cjson.git", "archive", version], capture_output=True,
+        archive = subprocess.run(["git", "-C", work / "src.git", "archive", version], capture_output=True,
                                  check=True).stdout
         subprocess.run(["tar", "x", "-C", target], input=archive, check=True)
     shutil.rmtree(work, ignore_errors=True)

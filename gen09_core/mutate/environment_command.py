@@ -23,6 +23,9 @@ from gen09_core.testrun.reports import FORMATS
 
 RECORD = "environment.json"
 READY = ".setup-ready"
+# runtimes that reserve far more address space than they use (V8; the JVM, whose heap has its
+# own bound), so their jobs run without the address-space limit
+UNBOUNDED = ("node", "maven", "gradle")
 PYTHON_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 SETUP_TIMEOUT = 1800.0
 
@@ -131,7 +134,7 @@ def prepare(profile, recipe: CommandRecipe, work: Path, pristine: Path) -> Comma
         (work / READY).write_text("ok\n")
     test_env = CommandEnv(recipe.test, recipe.report, str(runner_dir), recipe.ecosystem, dict(recipe.env),
                           tuple(recipe.linked), tuple(recipe.build_dirs),
-                          limit_memory=recipe.ecosystem != "node")
+                          limit_memory=recipe.ecosystem not in UNBOUNDED)
     return CommandEnvironment(test_env, lock, recipe)
 
 

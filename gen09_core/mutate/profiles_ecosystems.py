@@ -1,7 +1,7 @@
-"""The built-in command-recipe profiles: ``node``, ``cargo``, ``go``, ``ruby``, ``cmake`` (detected from the
-repository's files, see :mod:`gen09_core.testrun.ecosystems`) and ``command`` (the whole
-recipe given in the configuration: ``[profiles.NAME] base = "command"`` with ``setup``,
-``test``, ``report`` and ``image``).
+"""The built-in command-recipe profiles: ``node``, ``cargo``, ``go``, ``ruby``, ``cmake``, ``maven``,
+``gradle`` (detected from the repository's files, see :mod:`gen09_core.testrun.ecosystems`)
+and ``command`` (the whole recipe given in the configuration: ``[profiles.NAME] base =
+"command"`` with ``setup``, ``test``, ``report`` and ``image``).
 
 With the default profile (``python-pytest``) and a repository with none of Python's
 project files (``pyproject.toml``, ``setup.py``, ``setup.cfg``), the detected ecosystem's
@@ -17,6 +17,8 @@ ECOSYSTEM_PROFILES = (Profile("node", language="javascript", ecosystem="node"),
                       Profile("go", language="go", ecosystem="go"),
                       Profile("ruby", language="ruby", ecosystem="ruby"),
                       Profile("cmake", language="c", ecosystem="cmake"),
+                      Profile("maven", language="java", ecosystem="maven"),
+                      Profile("gradle", language="java", ecosystem="gradle"),
                       Profile("command", language="", ecosystem="command"))
 
 

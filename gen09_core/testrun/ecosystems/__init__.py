@@ -10,6 +10,10 @@ of gen09's runner files, such as its reporter for node's test runner).
 
 Detected (first match wins; each module is one ecosystem):
 
+- :mod:`.maven`: ``pom.xml`` → ``mvn -o test`` (after one online ``mvn test`` that fills the
+  local repository), surefire's JUnit XML reports;
+- :mod:`.gradle`: ``build.gradle`` or ``build.gradle.kts`` → ``./gradlew`` (or ``gradle``)
+  ``test --offline``, its JUnit XML reports;
 - :mod:`.node`: ``package.json`` → ``npm ci`` (``npm install`` without a lockfile); the
   runner from ``scripts.test`` or the dev dependencies: node's ``node --test``, jest,
   vitest, mocha;
@@ -22,6 +26,8 @@ Detected (first match wins; each module is one ecosystem):
   ``Gemfile``'s gems are all installed, else with the installed gems;
 - :mod:`.cmake`: ``CMakeLists.txt`` with tests → configure, build and
   ``ctest --output-junit``.
+
+A Java build comes first: Java projects often carry a ``package.json`` for their tooling.
 
 Selection: none of these runners records which tests execute which lines, so every mutant
 is validated with the whole suite (SWE-smith's way), and that run is its confirmation.
@@ -92,9 +98,9 @@ class CommandRecipe:
 
 def detect(repo: Path) -> CommandRecipe | None:
     """The recipe of the first ecosystem whose files ``repo`` has, or None."""
-    from gen09_core.testrun.ecosystems import cargo, cmake, go, node, ruby
+    from gen09_core.testrun.ecosystems import cargo, cmake, go, gradle, maven, node, ruby
 
-    for module in (node, cargo, go, ruby, cmake):
+    for module in (maven, gradle, node, cargo, go, ruby, cmake):
         recipe = module.detect(Path(repo))
         if recipe is not None:
             return recipe

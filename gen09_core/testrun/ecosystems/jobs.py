@@ -32,7 +32,7 @@ class CommandEnv:
     """How a command recipe's tests run: the test command, the report it leaves, the
     folder of gen09's runner files, extra environment variables, the work-copy folders
     linked or left out, and whether the address-space limit applies (V8 reserves more
-    address space than any sane limit, so node runs without it)."""
+    address space than any sane limit, and so does the JVM, so node and Java run without it)."""
 
     test: str
     report: str
