@@ -1,5 +1,5 @@
-"""The built-in command-recipe profiles: ``node``, ``cargo``, ``go``, ``ruby``, ``cmake`` (detected from the
-repository's files, see :mod:`gen09_core.testrun.ecosystems`) and ``command`` (the whole
+"""The built-in command-recipe profiles: ``node``, ``cargo``, ``go``, ``ruby``, ``cmake``, ``make``
+(detected from the repository's files, see :mod:`gen09_core.testrun.ecosystems`) and ``command`` (the whole
 recipe given in the configuration: ``[profiles.NAME] base = "command"`` with ``setup``,
 ``test``, ``report`` and ``image``).
 
@@ -17,6 +17,7 @@ ECOSYSTEM_PROFILES = (Profile("node", language="javascript", ecosystem="node"),
                       Profile("go", language="go", ecosystem="go"),
                       Profile("ruby", language="ruby", ecosystem="ruby"),
                       Profile("cmake", language="c", ecosystem="cmake"),
+                      Profile("make", language="c", ecosystem="make"),
                       Profile("command", language="", ecosystem="command"))
 
 

@@ -19,7 +19,10 @@ Detected (first match wins; each module is one ecosystem):
 - :mod:`.ruby`: ``spec/`` or ``.rspec`` → ``rspec --format json`` (through bundler with a
   ``Gemfile``);
 - :mod:`.cmake`: ``CMakeLists.txt`` with tests → configure, build and
-  ``ctest --output-junit``.
+  ``ctest --output-junit``;
+- :mod:`.make`: an automake project (``Makefile.am`` + ``configure``) → ``make check`` in an
+  out-of-tree build, automake's ``.trs`` files; or a ``Makefile`` with a ``check`` / ``test``
+  rule → that target, the TAP its tests print.
 
 Selection: none of these runners records which tests execute which lines, so every mutant
 is validated with the whole suite (SWE-smith's way), and that run is its confirmation.
@@ -90,9 +93,9 @@ class CommandRecipe:
 
 def detect(repo: Path) -> CommandRecipe | None:
     """The recipe of the first ecosystem whose files ``repo`` has, or None."""
-    from gen09_core.testrun.ecosystems import cargo, cmake, go, node, ruby
+    from gen09_core.testrun.ecosystems import cargo, cmake, go, make, node, ruby
 
-    for module in (node, cargo, go, ruby, cmake):
+    for module in (node, cargo, go, ruby, cmake, make):
         recipe = module.detect(Path(repo))
         if recipe is not None:
             return recipe

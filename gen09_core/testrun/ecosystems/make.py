@@ -1,0 +1,98 @@
+"""C/C++ with make: an automake project (``Makefile.am`` + ``configure`` or ``configure.ac``)
+→ ``make check`` in an out-of-tree build, its ``.trs`` files; or a plain ``Makefile`` with
+a ``check`` (else ``test``) rule → that target, TAP in its output.
+
+- automake: the setup runs ``autoreconf -fi`` only when the repository has no
+  ``configure`` (the generated files then ship in the snapshot, as a release tarball has
+  them). Every test run configures and builds into its own ``build-gen09`` folder (a
+  configured tree holds absolute paths, so it cannot move between copies) and runs
+  ``make -k check``; the parallel harness writes one ``.trs`` per test (format ``trs``),
+  one result per TAP point under automake's TAP driver.
+- plain Makefile: targets are found by reading the rule lines of the Makefile and of the
+  files it ``include``s; ``make -k TARGET`` builds in the work copy of each job (jobs are
+  fresh copies, and the setup builds nothing, so no object file or binary reaches a
+  snapshot), and the TAP its test programs print is read from the output (format ``tap``).
+  A target that prints neither TAP nor ``.trs`` files gives no per-test outcome, so the
+  baseline has no stable test and says so: one pass/fail for the whole target could never
+  leave a mutant a PASS_TO_PASS test (every caught mutant would be ``no_pass_to_pass``).
+
+A mutant that does not compile leaves no ``.trs`` file (or prints no TAP point), so none of
+its tests passes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from gen09_core.testrun.ecosystems import CommandRecipe
+
+BUILD = "build-gen09"
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+RULE = re.compile(r"^([^\s#:=][^#:=]*?)\s*::?(?![=])", re.M)
+INCLUDE = re.compile(r"^-?include\s+(.+)$", re.M)
+TEST_GLOBS = ("tests/*", "test/*", "t/*", "unittests/*")
+IMAGE = "gcc:{gcc.major}"
+
+
+def detect(repo: Path) -> CommandRecipe | None:
+    """The make recipe of ``repo``, or None without an automake project or a Makefile with a
+    ``check`` / ``test`` rule."""
+    repo = Path(repo)
+    if (repo / "Makefile.am").is_file():
+        configure = next((n for n in ("configure", "configure.ac", "configure.in") if (repo / n).is_file()), None)
+        if configure is not None:
+            return _automake(repo, configure)
+    makefile = next((n for n in MAKEFILES if (repo / n).is_file()), None)
+    if makefile is None:
+        return None
+    targets = rule_targets(repo, makefile)
+    target = next((t for t in ("check", "test") if t in targets), None)
+    if target is None:
+        return None
+    language = _language(repo)
+    return CommandRecipe(
+        ecosystem="make", language=language, test=f"make -k {target}", report="tap:-", image=IMAGE,
+        image_setup=(), replay=(), tools=_tools(language), test_globs=TEST_GLOBS,
+        provenance=((f"make {target}, TAP in its output", f"{makefile} (rule {target})"),),
+        notes=("per-test outcomes come from the TAP the target prints; a target that prints none gives "
+               "no test",))
+
+
+def _automake(repo: Path, configure: str) -> CommandRecipe:
+    setup = () if configure == "configure" else ("autoreconf -fi && rm -rf autom4te.cache",)
+    test = (f"mkdir -p {BUILD} && cd {BUILD} && ../configure -q > /dev/null && make -j 2 > /dev/null "
+            "&& make -k -j 2 check")
+    language = _language(repo)
+    return CommandRecipe(
+        ecosystem="make", language=language, test=test, report=f"trs:{BUILD}/**/*.trs", setup=setup,
+        image=IMAGE, image_setup=(), replay=(), tools=_tools(language) + (("autoreconf",) if setup else ()),
+        build_dirs=(BUILD,), test_globs=TEST_GLOBS,
+        provenance=(("automake make check, .trs files", f"Makefile.am + {configure}"),))
+
+
+def rule_targets(repo: Path, makefile: str) -> set[str]:
+    """The targets named on the rule lines of ``makefile`` and of the files it includes
+    (those that exist; variables in their names are not expanded)."""
+    targets, pending, seen = set(), [makefile], set()
+    while pending:
+        name = pending.pop()
+        path = repo / name
+        if name in seen or not path.is_file():
+            continue
+        seen.add(name)
+        text = path.read_text(encoding="utf-8", errors="replace").replace("\\\n", " ")
+        for match in RULE.finditer(text):
+            targets.update(match.group(1).split())
+        for match in INCLUDE.finditer(text):
+            pending.extend(w for w in match.group(1).split() if "$" not in w)
+    return targets
+
+
+def _tools(language: str) -> tuple[str, ...]:
+    return ("make", "gcc", "g++" if language == "cpp" else "cc")
+
+
+def _language(repo: Path) -> str:
+    cpp = any(p.suffix in (".cc", ".cpp", ".cxx", ".hpp", ".hh") for p in repo.rglob("*") if p.is_file())
+    return "cpp" if cpp else "c"
