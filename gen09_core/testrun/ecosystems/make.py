@@ -28,6 +28,7 @@ from pathlib import Path
 from gen09_core.testrun.ecosystems import CommandRecipe
 
 BUILD = "build-gen09"
+CONFIGURE = ("configure", "configure.ac", "configure.in")
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 RULE = re.compile(r"^([^\s#:=][^#:=]*?)\s*::?(?![=])", re.M)
 INCLUDE = re.compile(r"^-?include\s+(.+)$", re.M)
@@ -40,7 +41,7 @@ def detect(repo: Path) -> CommandRecipe | None:
     ``check`` / ``test`` rule."""
     repo = Path(repo)
     if (repo / "Makefile.am").is_file():
-        configure = next((n for n in ("configure", "configure.ac", "configure.in") if (repo / n).is_file()), None)
+        configure = next((n for n in CONFIGURE if (repo / n).is_file()), None)
         if configure is not None:
             return _automake(repo, configure)
     makefile = next((n for n in MAKEFILES if (repo / n).is_file()), None)
