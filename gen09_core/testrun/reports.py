@@ -35,7 +35,8 @@ Formats (``FORMAT`` of a profile's ``report = "FORMAT:PATH"``):
   the folder part of the report glob (``build-gen09/**/*.trs`` → ``tests/t-sum``), and for
   a test with several results (automake's TAP driver writes one per TAP point, in order)
   ``path::N``, N counted from 1; XFAIL passes, XPASS fails. The file is the test's source
-  beside it when one exists (``tests/t-sum.c``, or the script itself).
+  beside it when one exists (``tests/t-sum.c``, ``t/a.sh``; never the bare path, which an
+  in-tree build makes the test's binary).
 
 A test id reported more than once in one run is made unique by its occurrence
 (``id [2]``), in report order.
@@ -428,7 +429,7 @@ def parse_libtest(text: str, root: str = "") -> Parsed:
 # -- automake .trs -------------------------------------------------------------------------
 
 _TRS = {"PASS": PASSED, "XFAIL": PASSED, "FAIL": FAILED, "XPASS": FAILED, "SKIP": SKIPPED, "ERROR": ERROR}
-SOURCE_SUFFIXES = ("", ".c", ".cc", ".cpp", ".cxx", ".sh", ".tap", ".test", ".t", ".pl", ".py")
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".sh", ".tap", ".test", ".t", ".pl", ".py")
 
 
 def glob_base(pattern: str) -> str:

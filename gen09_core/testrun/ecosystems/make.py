@@ -1,13 +1,15 @@
 """C/C++ with make: an automake project (``Makefile.am`` + ``configure`` or ``configure.ac``)
-→ ``make check`` in an out-of-tree build, its ``.trs`` files; or a plain ``Makefile`` with
+→ ``./configure``, ``make check``, its ``.trs`` files; or a plain ``Makefile`` with
 a ``check`` (else ``test``) rule → that target, TAP in its output.
 
 - automake: the setup runs ``autoreconf -fi`` only when the repository has no
   ``configure`` (the generated files then ship in the snapshot, as a release tarball has
-  them). Every test run configures and builds into its own ``build-gen09`` folder (a
-  configured tree holds absolute paths, so it cannot move between copies) and runs
-  ``make -k check``; the parallel harness writes one ``.trs`` per test (format ``trs``),
-  one result per TAP point under automake's TAP driver.
+  them). Every test run configures and builds in its own fresh copy (a configured tree holds
+  absolute paths, so it cannot move between copies; in the tree, since many projects do not
+  build out of it) and runs ``make -k check``, with the autotools' regeneration rules
+  disabled (a copy's file times are not the release's, and a mutant changes no build file).
+  The parallel harness writes one ``.trs`` per test (format ``trs``), one result per TAP
+  point under automake's TAP driver.
 - plain Makefile: targets are found by reading the rule lines of the Makefile and of the
   files it ``include``s; ``make -k TARGET`` builds in the work copy of each job (jobs are
   fresh copies, and the setup builds nothing, so no object file or binary reaches a
@@ -27,13 +29,14 @@ from pathlib import Path
 
 from gen09_core.testrun.ecosystems import CommandRecipe
 
-BUILD = "build-gen09"
 CONFIGURE = ("configure", "configure.ac", "configure.in")
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 RULE = re.compile(r"^([^\s#:=][^#:=]*?)\s*::?(?![=])", re.M)
 INCLUDE = re.compile(r"^-?include\s+(.+)$", re.M)
 TEST_GLOBS = ("tests/*", "test/*", "t/*", "unittests/*")
 IMAGE = "gcc:{gcc.major}"
+# a copy's file times are not the release's: never let them re-run the autotools
+NO_REGENERATION = "ACLOCAL=: AUTOCONF=: AUTOMAKE=: AUTOHEADER=:"
 
 
 def detect(repo: Path) -> CommandRecipe | None:
@@ -62,13 +65,13 @@ def detect(repo: Path) -> CommandRecipe | None:
 
 def _automake(repo: Path, configure: str) -> CommandRecipe:
     setup = () if configure == "configure" else ("autoreconf -fi && rm -rf autom4te.cache",)
-    test = (f"mkdir -p {BUILD} && cd {BUILD} && ../configure -q > /dev/null && make -j 2 > /dev/null "
-            "&& make -k -j 2 check")
+    test = (f"./configure -q > /dev/null && make -j 2 {NO_REGENERATION} > /dev/null && "
+            f"make -k -j 2 {NO_REGENERATION} check")
     language = _language(repo)
     return CommandRecipe(
-        ecosystem="make", language=language, test=test, report=f"trs:{BUILD}/**/*.trs", setup=setup,
+        ecosystem="make", language=language, test=test, report="trs:**/*.trs", setup=setup,
         image=IMAGE, image_setup=(), replay=(), tools=_tools(language) + (("autoreconf",) if setup else ()),
-        build_dirs=(BUILD,), test_globs=TEST_GLOBS,
+        test_globs=TEST_GLOBS,
         provenance=(("automake make check, .trs files", f"Makefile.am + {configure}"),))
 
 
