@@ -20,9 +20,9 @@ Detected (first match wins; each module is one ecosystem):
   ``Gemfile``);
 - :mod:`.cmake`: ``CMakeLists.txt`` with tests → configure, build and
   ``ctest --output-junit``;
-- :mod:`.make`: an automake project (``Makefile.am`` + ``configure``) → ``make check`` in an
-  out-of-tree build, automake's ``.trs`` files; or a ``Makefile`` with a ``check`` / ``test``
-  rule → that target, the TAP its tests print.
+- :mod:`.make`: an automake project (``Makefile.am`` + ``configure``) → ``./configure`` and
+  ``make check`` in each job's copy, automake's ``.trs`` files; or a ``Makefile`` with a
+  ``check`` / ``test`` rule → that target, the TAP its tests print.
 
 Selection: none of these runners records which tests execute which lines, so every mutant
 is validated with the whole suite (SWE-smith's way), and that run is its confirmation.
