@@ -123,6 +123,7 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
         target = repo / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+        _keep_executable(Path(pristine_dir) / rel, target)
     problems = scan_snapshot(repo, {spec.path: spec.pristine_text}, [pristine_block], f2p_files)
     if problems:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -131,6 +132,7 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
         target = tmp / "tests" / "hidden" / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes((Path(pristine_dir) / rel).read_bytes())
+        _keep_executable(Path(pristine_dir) / rel, target)
     tests = sorted(spec.fail_to_pass) + sorted(spec.pass_to_pass)
     _write(tmp / "instruction.md", spec.issue)
     lock_name = flavour.lock_name if flavour is not None else LOCK_NAME
@@ -182,6 +184,12 @@ def check_task_hash(bundle: Path) -> bool:
         return False
     blank = text.replace(match.group(0), 'task_hash = ""', 1)
     return task_hash(Path(bundle), blank) == match.group(1)
+
+
+def _keep_executable(source: Path, target: Path) -> None:
+    """Mark ``target`` executable when ``source`` is (a ``configure`` script, a test script)."""
+    if source.stat().st_mode & 0o111:
+        target.chmod(target.stat().st_mode | 0o755)
 
 
 def _write(path: Path, text: str, executable: bool = False) -> None:

@@ -1,5 +1,5 @@
-"""The built-in command-recipe profiles: ``node``, ``cargo``, ``go``, ``ruby``, ``cmake``, ``maven``,
-``gradle`` (detected from the repository's files, see :mod:`gen09_core.testrun.ecosystems`)
+"""The built-in command-recipe profiles: ``node``, ``cargo``, ``go``, ``ruby``, ``cmake``, ``make``,
+``maven``, ``gradle`` (detected from the repository's files, see :mod:`gen09_core.testrun.ecosystems`)
 and ``command`` (the whole recipe given in the configuration: ``[profiles.NAME] base =
 "command"`` with ``setup``, ``test``, ``report`` and ``image``).
 
@@ -19,6 +19,7 @@ ECOSYSTEM_PROFILES = (Profile("node", language="javascript", ecosystem="node"),
                       Profile("cmake", language="c", ecosystem="cmake"),
                       Profile("maven", language="java", ecosystem="maven"),
                       Profile("gradle", language="java", ecosystem="gradle"),
+                      Profile("make", language="c", ecosystem="make"),
                       Profile("command", language="", ecosystem="command"))
 
 

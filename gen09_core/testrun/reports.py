@@ -30,6 +30,13 @@ Formats (``FORMAT`` of a profile's ``report = "FORMAT:PATH"``):
   line-oriented console output is read. Id: ``target::test path``, the target being the
   source file cargo names in ``Running unittests src/lib.rs`` / ``Running tests/x.rs``,
   or ``doctest`` for ``Doc-tests``.
+- ``trs``: the ``.trs`` files of automake's parallel test harness (``make check``), one per
+  test: ``:test-result: PASS|FAIL|SKIP|XFAIL|XPASS|ERROR``. Id: the test's path relative to
+  the folder part of the report glob (``build-gen09/**/*.trs`` → ``tests/t-sum``), and for
+  a test with several results (automake's TAP driver writes one per TAP point, in order)
+  ``path::N``, N counted from 1; XFAIL passes, XPASS fails. The file is the test's source
+  beside it when one exists (``tests/t-sum.c``, ``t/a.sh``; never the bare path, which an
+  in-tree build makes the test's binary).
 
 A test id reported more than once in one run is made unique by its occurrence
 (``id [2]``), in report order.
@@ -52,7 +59,7 @@ import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
-FORMATS = ("junit", "tap", "jest-json", "mocha-json", "go-json", "rspec-json", "libtest")
+FORMATS = ("junit", "tap", "jest-json", "mocha-json", "go-json", "rspec-json", "libtest", "trs")
 PASSED, FAILED, SKIPPED, ERROR = "passed", "failed", "skipped", "error"
 
 
@@ -419,6 +426,45 @@ def parse_libtest(text: str, root: str = "") -> Parsed:
     return Parsed(tuple(out))
 
 
+# -- automake .trs -------------------------------------------------------------------------
+
+_TRS = {"PASS": PASSED, "XFAIL": PASSED, "FAIL": FAILED, "XPASS": FAILED, "SKIP": SKIPPED, "ERROR": ERROR}
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".sh", ".tap", ".test", ".t", ".pl", ".py")
+
+
+def glob_base(pattern: str) -> str:
+    """The folder part of a glob before its first wildcard (``build/**/*.trs`` → ``build``)."""
+    parts = []
+    for part in pattern.replace(os.sep, "/").split("/")[:-1]:
+        if glob.has_magic(part):
+            break
+        parts.append(part)
+    return "/".join(parts)
+
+
+def parse_trs(paths, pattern: str, root: str = "") -> Parsed:
+    """The ``.trs`` files ``paths`` of the glob ``pattern`` (see the module docstring)."""
+    base = os.path.join(root, glob_base(pattern)) if root else glob_base(pattern)
+    cases = []
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            results = [line.split(":", 2)[2].split()[0] for line in handle
+                       if line.startswith(":test-result:") and line.split(":", 2)[2].split()]
+        name = os.path.relpath(path[:-len(".trs")], base or ".").replace(os.sep, "/")
+        source = next((name + suffix for suffix in SOURCE_SUFFIXES
+                       if os.path.isfile(os.path.join(root or ".", name + suffix))), "")
+        log = path[:-len(".trs")] + ".log"
+        message = ""
+        if any(_TRS.get(r, ERROR) not in (PASSED, SKIPPED) for r in results) and os.path.isfile(log):
+            with open(log, encoding="utf-8", errors="replace") as handle:
+                message = _short(handle.read()[-2000:])
+        for number, result in enumerate(results, 1):
+            outcome = _TRS.get(result.upper(), ERROR)
+            cases.append(Case(name if len(results) == 1 else f"{name}::{number}", outcome, 0.0,
+                              message if outcome in (FAILED, ERROR) else "", source))
+    return Parsed(tuple(_unique(cases)))
+
+
 PARSERS = {"junit": parse_junit, "tap": parse_tap, "jest-json": parse_jest_json,
            "mocha-json": parse_mocha_json, "go-json": parse_go_json, "rspec-json": parse_rspec_json,
            "libtest": parse_libtest}
@@ -486,11 +532,14 @@ def convert(fmt: str, pattern: str, out_path: str, root: str = "", exitstatus=No
             out.write(json.dumps({"kind": "internal_error",
                                   "message": f"no {fmt} report at {pattern}"}) + "\n")
             return None
-        texts = []
-        for path in paths:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                texts.append(handle.read())
-        parsed = parse(fmt, texts, os.path.abspath(root) if root else "")
+        if fmt == "trs":  # the ids are the files' paths
+            parsed = parse_trs(paths, pattern, os.path.abspath(root) if root else "")
+        else:
+            texts = []
+            for path in paths:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    texts.append(handle.read())
+            parsed = parse(fmt, texts, os.path.abspath(root) if root else "")
         for line in records(parsed, exitstatus):
             out.write(json.dumps(line, sort_keys=True) + "\n")
     return parsed

@@ -25,7 +25,10 @@ Detected (first match wins; each module is one ecosystem):
   through gen09's runner ``gen09_minitest.rb`` (JUnit XML); through bundler when a
   ``Gemfile``'s gems are all installed, else with the installed gems;
 - :mod:`.cmake`: ``CMakeLists.txt`` with tests → configure, build and
-  ``ctest --output-junit``.
+  ``ctest --output-junit``;
+- :mod:`.make`: an automake project (``Makefile.am`` + ``configure``) → ``./configure`` and
+  ``make check`` in each job's copy, automake's ``.trs`` files; or a ``Makefile`` with a
+  ``check`` / ``test`` rule → that target, the TAP its tests print.
 
 A Java build comes first: Java projects often carry a ``package.json`` for their tooling.
 
@@ -98,9 +101,9 @@ class CommandRecipe:
 
 def detect(repo: Path) -> CommandRecipe | None:
     """The recipe of the first ecosystem whose files ``repo`` has, or None."""
-    from gen09_core.testrun.ecosystems import cargo, cmake, go, gradle, maven, node, ruby
+    from gen09_core.testrun.ecosystems import cargo, cmake, go, gradle, make, maven, node, ruby
 
-    for module in (maven, gradle, node, cargo, go, ruby, cmake):
+    for module in (maven, gradle, node, cargo, go, ruby, cmake, make):
         recipe = module.detect(Path(repo))
         if recipe is not None:
             return recipe

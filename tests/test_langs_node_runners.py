@@ -1,0 +1,67 @@
+"""jest, mocha and vitest end to end with the real runners: ``gen09 mutate`` (detection from
+``scripts.test``, ``npm ci`` from the fixture's committed lockfile, baseline, whole-suite
+validation) → Harbor bundles → ``gen09 verify`` with the local node (nop 0 / oracle 1), the
+F2P test files hidden. Fixtures: tests/fixtures/langs/node-{jest,mocha,vitest}-calc, each with a
+``package-lock.json`` pinning jest 29.7.0, mocha 10.8.2, vitest 3.2.4 + vite 7.1.12 (vite 8 needs a
+newer node than 20). ``npm ci`` installs from the npm registry, so these tests skip when node or
+npm is missing or the registry does not answer ``npm ping``."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from tests.helpers import run_gen09
+from tests.test_langs_e2e import LANGS, instances, need, summary, verify_all
+
+ARGS = ("--n", "6", "--seed", "1", "--workers", "2")
+RUNNERS = {  # runner: (report format, what the test command must and must not hold)
+    "jest": ("jest-json", "npx --no-install jest --ci --json", "--coverage"),
+    "mocha": ("mocha-json", "npx --no-install mocha 'test/**/*.spec.js' --reporter json", "--reporter spec"),
+    "vitest": ("jest-json", "npx --no-install vitest run --reporter=json", None),
+}
+
+
+def need_registry():
+    need("node", "npm")
+    try:
+        done = subprocess.run(["npm", "ping"], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.skip("the npm registry did not answer `npm ping` within 60 s")
+    if done.returncode != 0:
+        pytest.skip(f"the npm registry cannot be reached (`npm ping`: {done.stderr.strip()[-200:]})")
+
+
+@pytest.mark.parametrize("runner", sorted(RUNNERS))
+def test_runner_mutate_bundles_and_verify(runner, tmp_path):
+    need_registry()
+    fmt, command, dropped = RUNNERS[runner]
+    name = f"node-{runner}-calc"
+    repo = tmp_path / name
+    shutil.copytree(LANGS / name, repo)
+    out = tmp_path / "run"
+    done = run_gen09("mutate", repo, *ARGS, "--out", out)
+    assert done.returncode == 0, done.stderr
+    data = summary(out)
+    env = data["environment"]
+    assert env["ecosystem"] == "node" and env["report"].startswith(f"{fmt}:") and env["lockfiles"] == [
+        "package-lock.json"]
+    assert env["test"].startswith(command) and (dropped is None or dropped not in env["test"])
+    assert data["baseline"]["stable"] == 12 and not data["baseline"]["flaky"]  # 8 + 4 tests in two files
+    report = verify_all(out, data)
+    assert all(b["nop"] == 0 and b["oracle"] == 1 for b in report["bundles"])
+    for inst in instances(out):
+        bundle = out / inst["task"]
+        snap = bundle / "environment" / "repo"
+        assert not (snap / "node_modules").exists()
+        assert (snap / "package-lock.json").read_bytes() == (LANGS / name / "package-lock.json").read_bytes()
+        assert inst["entity"].startswith("lib/")  # never a test file
+        for test_id in inst["FAIL_TO_PASS"] + inst["PASS_TO_PASS"]:
+            assert test_id.split("::")[0].startswith("test/"), test_id  # file::title, the file relative
+        for test_file in {t.split("::")[0] for t in inst["FAIL_TO_PASS"]}:
+            assert not (snap / test_file).exists() and (bundle / "tests" / "hidden" / test_file).is_file()
+        assert "RUN npm ci" in (bundle / "environment" / "Dockerfile").read_text()
+        assert f'gen09_reports.py" {fmt}' in (bundle / "tests" / "test.sh").read_text()
+        lock = json.loads((bundle / "environment" / "gen09.toolchain.json").read_text())
+        assert lock["setup"] == lock["replay"] == ["npm ci --no-audit --no-fund"]  # the lockfile, pinned
