@@ -62,6 +62,19 @@ def gen09_lint(language, sources, select):
     return ruff_findings(sources, select)
 
 
+NAME_RULES = frozenset({"F401", "F821"})  # decided by which names are bound and used where
+
+
+@hookimpl
+def gen09_lint_unchanged(language, path, text, original, select):
+    """True when only name rules are selected (unused import, undefined name) and the edit
+    changes no name, binding or string, only operators and constants
+    (``pieces.same_names``): ruff would report the original's findings again."""
+    if language != LANGUAGE:
+        return None
+    return set(select) <= NAME_RULES and pieces.same_names(original, text)
+
+
 @hookimpl
 def gen09_normalize(language, text, original):
     """Remove comments (a ``#`` inside a string stays); with the ``original``, only the
