@@ -143,6 +143,33 @@ def _middle(lay: Layout, original: str, new: str, start: int, stop: int) -> str:
     return new[lay.offsets[start]:len(new) - (len(original) - lay.offsets[stop])]
 
 
+_MODULE_DECLARATION = re.compile(r"^(?:global|nonlocal)\b", re.M)
+_CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
+
+
+def rest(original: str, new: str) -> tuple[str, int] | None:
+    """``new`` with the original's untouched top-level statements before the changed ones
+    turned into blank lines, and the ``__future__`` flags they set: CPython compiles that to
+    the outcome of ``new`` (error and line), as the statements it no longer parses are
+    whole, unchanged and compile, and nothing after them can reach back: not a ``global`` or
+    ``nonlocal`` declaration, a ``__future__`` import, an indented line (it could continue their last
+    block) or an ``else``/``elif``/``except``/``finally`` clause. None when that does not
+    hold. The caller checks that the original compiles."""
+    lay = layout(original)
+    if lay is None or lay.module_global or "\r" in new.replace("\r\n", ""):
+        return None
+    start = lay.cuts[bisect.bisect_right(lay.cuts, common_ends(original, new)[0]) - 1]
+    text = new[lay.offsets[start]:]
+    if start == 0 or start < lay.future_end or "__future__" in text or _MODULE_DECLARATION.search(text):
+        return None
+    for line in text.split("\n"):
+        if line.lstrip(" \t\f")[:1] not in ("", "#"):
+            if line[0] in " \t\f" or _CLAUSE.match(line):
+                return None
+            break
+    return "\n" * start + text, lay.future_flags
+
+
 @functools.lru_cache(maxsize=16)
 def class_bodies(original: str) -> dict[int, tuple[tuple[int, ...], str, bool]]:
     """Per top-level class (by the 0-based line of its statement's start): the starts of its
