@@ -273,20 +273,22 @@ def normalize(original: str, new: str, strip) -> str:
 
 def same_names(original: str, new: str) -> bool:
     """Whether ``new`` differs from ``original`` only in operators (arithmetic, bitwise,
-    comparison, boolean, unary) and in number, boolean or ``None`` constants, within the
-    changed class-body or top-level statements: their syntax trees are identical but for
-    those. Then every name is bound and used in the same scopes, contexts and order, and every
-    string (annotations, ``__all__`` entries) is the same, so name rules such as pyflakes'
-    undefined-name and unused-import report the same findings for both. Kept apart: a
-    constant that is the whole test of an ``if``, ``while`` or conditional expression (ruff
-    takes ``if 0:``/``if False:`` for a type-checking block), f-strings, and any statement
-    naming ``__all__`` (its operators decide what it exports)."""
+    comparison, boolean; unary ones also added or dropped) and in number, boolean or ``None``
+    constants, within the changed class-body or top-level statements: their syntax trees are
+    identical but for those. Then every name is bound and used in the same scopes, contexts
+    and order, and every string (annotations, ``__all__`` entries) is the same, so name rules
+    such as pyflakes' undefined-name and unused-import report the same findings for both.
+    Kept apart: a test of an ``if``, ``while`` or conditional expression that is a constant
+    in either (ruff takes ``if 0:``/``if False:`` for a type-checking block), f-strings, and
+    statements naming ``__all__`` (its operators decide what it exports) or
+    ``TYPE_CHECKING`` (a ``not`` dropped there would make a block type-checking only)."""
     body = class_chunk(original, new)
     piece = body or chunk(original, new)
     if piece is None:
         return False
     lay = layout(original)
-    if "__all__" in piece.text or "__all__" in original[lay.offsets[piece.start]:lay.offsets[piece.stop]]:
+    old_text = original[lay.offsets[piece.start]:lay.offsets[piece.stop]]
+    if any(word in text for word in ("__all__", "TYPE_CHECKING") for text in (old_text, piece.text)):
         return False
     cut = lay.cuts[bisect.bisect_right(lay.cuts, piece.start) - 1]
     if body:  # the statements of one class body, as the gate compiled them (sentinel dropped)
@@ -333,6 +335,8 @@ def _same(a, b, lines: tuple[int, int, int]) -> bool:
     tail, and how many lines the new text has more. A node lying within the shared head or
     tail at the same place in both spans the same text in the same context (its parent's
     type and field), so it is the same subtree and is not walked."""
+    if isinstance(a, ast.UnaryOp) is not isinstance(b, ast.UnaryOp):  # one added or dropped
+        return _same(a.operand, b, lines) if isinstance(a, ast.UnaryOp) else _same(a, b.operand, lines)
     if type(a) is not type(b):
         return False
     if isinstance(a, list):
@@ -352,8 +356,8 @@ def _same(a, b, lines: tuple[int, int, int]) -> bool:
             type(a.value) is type(b.value) and a.value == b.value and a.kind == b.kind)
     if isinstance(a, ast.JoinedStr):
         return ast.dump(a) == ast.dump(b)
-    if isinstance(a, ast.If | ast.While | ast.IfExp) and isinstance(a.test, ast.Constant) \
-            and isinstance(b.test, ast.Constant) and ast.dump(a.test) != ast.dump(b.test):
+    if isinstance(a, ast.If | ast.While | ast.IfExp) and ast.Constant in (type(a.test), type(b.test)) \
+            and ast.dump(a.test) != ast.dump(b.test):
         return False
     return all(name in ("op", "ops") or _same(getattr(a, name), getattr(b, name), lines)
                for name in a._fields)
