@@ -69,7 +69,7 @@ def split_lines(text: str) -> list[str]:
 @functools.lru_cache(maxsize=16)
 def layout(original: str) -> Layout | None:
     """The original's layout, or None when it does not parse or has lone CR line breaks."""
-    if "\r" in original.replace("\r\n", ""):
+    if _lone_cr(original):
         return None
     try:
         tree = _parsed(original)
@@ -86,6 +86,11 @@ def layout(original: str) -> Layout | None:
     module_global = any(isinstance(node, ast.Global) for node in tree.body)
     return Layout(tuple(lines), line_offsets(original), tuple(sorted(starts | {0, len(lines)})), flags,
                   future_end, module_global)
+
+
+def _lone_cr(text: str) -> bool:
+    """Whether ``text`` has a CR line break not followed by LF (copied only when it has a CR)."""
+    return "\r" in text and "\r" in text.replace("\r\n", "")
 
 
 @functools.lru_cache(maxsize=16)
@@ -113,7 +118,7 @@ def chunk(original: str, new: str) -> Chunk | None:
     body statements of one class changed, whether they compile alone (``class_chunk``, which
     the gate has usually asked already) decides, and the class is not compiled again."""
     lay = layout(original)
-    if lay is None or "\r" in new.replace("\r\n", ""):
+    if lay is None or _lone_cr(new):
         return None
     head, tail = common_ends(original, new)
     first = bisect.bisect_right(lay.cuts, head) - 1
@@ -156,7 +161,7 @@ def rest(original: str, new: str) -> tuple[str, int] | None:
     block) or an ``else``/``elif``/``except``/``finally`` clause. None when that does not
     hold. The caller checks that the original compiles."""
     lay = layout(original)
-    if lay is None or lay.module_global or "\r" in new.replace("\r\n", ""):
+    if lay is None or lay.module_global or _lone_cr(new):
         return None
     start = lay.cuts[bisect.bisect_right(lay.cuts, common_ends(original, new)[0]) - 1]
     text = new[lay.offsets[start]:]
@@ -194,7 +199,7 @@ def _class_body(original: str, new: str) -> tuple[Chunk, bool] | None:
     """When ``new`` changes only whole body statements of one top-level class of the original:
     those statements, and whether they compile as a class body at their indentation."""
     lay = layout(original)
-    if lay is None or lay.module_global or "\r" in new.replace("\r\n", ""):
+    if lay is None or lay.module_global or _lone_cr(new):
         return None
     head, tail = common_ends(original, new)
     first = bisect.bisect_right(lay.cuts, head) - 1
