@@ -11,9 +11,15 @@ from gen09_core.models import Applied
 
 def collapse_whitespace(text: str) -> str:
     """Strip each line, collapse internal whitespace runs to one space, drop empty lines.
-    Done per block between blank lines (whole lines, so the empty lines dropped are the same),
-    each block cached: candidates of one large file share all blocks but the changed ones."""
-    return "\n".join(filter(None, map(_collapse_block, text.split("\n\n"))))
+    Done per section between two blank lines, and within a section per block between blank
+    lines (cut between whole lines, only empty lines are lost, which are dropped anyway),
+    each cached: candidates of one large file share all but the changed ones."""
+    return "\n".join(filter(None, map(_collapse_section, text.split("\n\n\n"))))
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _collapse_section(section: str) -> str:
+    return "\n".join(filter(None, map(_collapse_block, section.split("\n\n"))))
 
 
 @functools.lru_cache(maxsize=1 << 14)
