@@ -10,13 +10,21 @@ from gen09_core.models import Applied
 
 
 def collapse_whitespace(text: str) -> str:
-    """Strip each line, collapse internal whitespace runs to one space, drop empty lines."""
-    return "\n".join(filter(None, map(_collapse_line, text.split("\n"))))
+    """Strip each line, collapse internal whitespace runs to one space, drop empty lines.
+    Done per section between two blank lines, and within a section per block between blank
+    lines (cut between whole lines, only empty lines are lost, which are dropped anyway),
+    each cached: candidates of one large file share all but the changed ones."""
+    return "\n".join(filter(None, map(_collapse_section, text.split("\n\n\n"))))
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _collapse_line(line: str) -> str:
-    return " ".join(line.split())
+@functools.lru_cache(maxsize=1 << 12)
+def _collapse_section(section: str) -> str:
+    return "\n".join(filter(None, map(_collapse_block, section.split("\n\n"))))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _collapse_block(block: str) -> str:
+    return "\n".join(filter(None, (" ".join(line.split()) for line in block.split("\n"))))
 
 
 def normal_form(registry, applied: Applied) -> str:

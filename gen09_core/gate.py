@@ -2,7 +2,9 @@
 
 A finding rejects only when the candidate introduces it: the same checks run on the
 original file, and findings already there (compared by code and message, since lines
-move) do not count. All candidate files of one language are linted in one batch.
+move) do not count; a file whose pack shows it has the original's findings
+(``gen09_lint_unchanged``) is not linted. All candidate files of one language are linted
+in one batch.
 """
 
 from __future__ import annotations
@@ -65,7 +67,9 @@ def _lint(registry, applied, rejections, select) -> None:
         if rejections[i] is None:
             for changed in candidate.files:
                 language = registry.language_of(changed.path)
-                if language and not changed.deleted:
+                if language and not changed.deleted and not (
+                        changed.original is not None and registry.lint_unchanged(
+                            language, changed.path, changed.new_text, changed.old_text, select)):
                     by_language.setdefault(language, []).append((i, changed))
     for language, items in by_language.items():
         originals = {c.path: c.old_text for _, c in items if c.original is not None}

@@ -91,6 +91,24 @@ def gen09_lint(language, sources, select):
 
 
 @hookspec(firstresult=True)
+def gen09_lint_unchanged(language, path, text, original, select):
+    """Stage (e) hard lint, a shortcut: whether linting ``text`` provably reports the same
+    findings (by code and message) as linting its ``original``, so the edit cannot introduce
+    one and the gate need not lint it.
+
+    :param language: ``str`` — the language name.
+    :param path: ``str`` — the repository-relative path.
+    :param text: ``str`` — the candidate's text (it passed the syntax check).
+    :param original: ``str`` — the pre-edit text.
+    :param select: ``tuple[str, ...]`` — the rule codes to report.
+    :returns: ``True`` when shown; ``False`` (then both are linted), or None when
+        ``language`` is not this pack's.
+
+    Stops at the first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
 def gen09_normalize(language, text, original):
     """Stage (f): the comparison form of ``text`` with comments removed by the language's
     own rules (a comment marker inside a string is not a comment).

@@ -69,6 +69,13 @@ class Registry:
         (``gen09_lint``)."""
         return self.pm.hook.gen09_lint(language=language, sources=sources, select=select)
 
+    def lint_unchanged(self, language: str, path: str, text: str, original: str,
+                       select: tuple[str, ...]) -> bool:
+        """Whether ``text`` provably has its ``original``'s lint findings, so need not be
+        linted (``gen09_lint_unchanged``)."""
+        return bool(self.pm.hook.gen09_lint_unchanged(language=language, path=path, text=text,
+                                                      original=original, select=select))
+
     def normalize(self, language: str, text: str, original: str | None) -> str | None:
         """Stage (f)'s comment-free form, None when no pack serves ``language``
         (``gen09_normalize``)."""

@@ -28,23 +28,29 @@ def gen09_parse(language, path, text, original):
     """Compile (not just parse): ``return`` outside a function and other compile-time
     errors reject too. The message carries no line number, so it compares across edits.
     With the ``original``, only the changed class-body or top-level statements are compiled
-    when that decides for the whole file (``gen09_python.pieces``)."""
+    when that decides for the whole file, else the file from the changed statements on
+    (``gen09_python.pieces``)."""
     if language != LANGUAGE:
         return None
-    if original is not None and (pieces.class_chunk(original, text)
-                                 or pieces.chunk(original, text) is not None):
+    if original is None:
+        return list(_compile_problems(path, text))
+    if pieces.class_chunk(original, text) or pieces.chunk(original, text) is not None:
         return []
+    rest = pieces.rest(original, text)
+    if rest is not None and not _compile_problems(path, original):
+        return list(_compile_problems(path, *rest))
     return list(_compile_problems(path, text))
 
 
 @functools.lru_cache(maxsize=16)
-def _compile_problems(path: str, text: str) -> tuple[Finding, ...]:
-    """The whole file's compile error (none or one); cached by content, so the original of a
-    batch's broken candidates, which the gate checks again each call, compiles once."""
+def _compile_problems(path: str, text: str, flags: int = 0) -> tuple[Finding, ...]:
+    """The compile error of ``text`` (none or one) under ``__future__`` ``flags``; cached by
+    content, so the original of a batch's broken candidates, which the gate checks again
+    each call, compiles once."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. invalid escapes: warnings never reject
-            compile(text, path, "exec", dont_inherit=True)
+            compile(text, path, "exec", flags, dont_inherit=True)
     except SyntaxError as exc:
         return (Finding("syntax", exc.msg, exc.lineno or 0),)
     except ValueError as exc:  # e.g. NUL bytes
@@ -60,6 +66,19 @@ def gen09_lint(language, sources, select):
     from gen09_python.lint import ruff_findings
 
     return ruff_findings(sources, select)
+
+
+NAME_RULES = frozenset({"F401", "F821"})  # decided by which names are bound and used where
+
+
+@hookimpl
+def gen09_lint_unchanged(language, path, text, original, select):
+    """True when only name rules are selected (unused import, undefined name) and the edit
+    changes no name, binding or string, only operators and constants
+    (``pieces.same_names``): ruff would report the original's findings again."""
+    if language != LANGUAGE:
+        return None
+    return set(select) <= NAME_RULES and pieces.same_names(original, text)
 
 
 @hookimpl

@@ -29,7 +29,7 @@ import warnings
 
 from attrs import frozen
 
-from gen09_core.text import common_ends, line_offsets
+from gen09_core.text import common_ends, line_count, line_offsets
 
 _MODULE_GLOBAL = re.compile(r"^global\b", re.M)
 
@@ -69,10 +69,10 @@ def split_lines(text: str) -> list[str]:
 @functools.lru_cache(maxsize=16)
 def layout(original: str) -> Layout | None:
     """The original's layout, or None when it does not parse or has lone CR line breaks."""
-    if "\r" in original.replace("\r\n", ""):
+    if _lone_cr(original):
         return None
     try:
-        tree = ast.parse(original)
+        tree = _parsed(original)
     except (SyntaxError, ValueError):
         return None
     lines = split_lines(original)
@@ -86,6 +86,17 @@ def layout(original: str) -> Layout | None:
     module_global = any(isinstance(node, ast.Global) for node in tree.body)
     return Layout(tuple(lines), line_offsets(original), tuple(sorted(starts | {0, len(lines)})), flags,
                   future_end, module_global)
+
+
+def _lone_cr(text: str) -> bool:
+    """Whether ``text`` has a CR line break not followed by LF (copied only when it has a CR)."""
+    return "\r" in text and "\r" in text.replace("\r\n", "")
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(original: str) -> ast.Module:
+    """The original's syntax tree (cached; never modified)."""
+    return ast.parse(original)
 
 
 def _starts(body: list[ast.stmt], lines: list[str]) -> list[int]:
@@ -107,7 +118,7 @@ def chunk(original: str, new: str) -> Chunk | None:
     body statements of one class changed, whether they compile alone (``class_chunk``, which
     the gate has usually asked already) decides, and the class is not compiled again."""
     lay = layout(original)
-    if lay is None or "\r" in new.replace("\r\n", ""):
+    if lay is None or _lone_cr(new):
         return None
     head, tail = common_ends(original, new)
     first = bisect.bisect_right(lay.cuts, head) - 1
@@ -124,8 +135,8 @@ def chunk(original: str, new: str) -> Chunk | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. invalid escapes: not the gate's business
-            compile("\n" * start + text, "<chunk>", "exec", lay.future_flags if start else 0,
-                    dont_inherit=True)
+            flags = lay.future_flags if start else 0
+            compile(_tree("\n" * start + text, flags), "<chunk>", "exec", flags, dont_inherit=True)
     except (SyntaxError, ValueError):
         return None
     return Chunk(start, stop, text)
@@ -137,12 +148,39 @@ def _middle(lay: Layout, original: str, new: str, start: int, stop: int) -> str:
     return new[lay.offsets[start]:len(new) - (len(original) - lay.offsets[stop])]
 
 
+_MODULE_DECLARATION = re.compile(r"^(?:global|nonlocal)\b", re.M)
+_CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
+
+
+def rest(original: str, new: str) -> tuple[str, int] | None:
+    """``new`` with the original's untouched top-level statements before the changed ones
+    turned into blank lines, and the ``__future__`` flags they set: CPython compiles that to
+    the outcome of ``new`` (error and line), as the statements it no longer parses are
+    whole, unchanged and compile, and nothing after them can reach back: not a ``global`` or
+    ``nonlocal`` declaration, a ``__future__`` import, an indented line (it could continue their last
+    block) or an ``else``/``elif``/``except``/``finally`` clause. None when that does not
+    hold. The caller checks that the original compiles."""
+    lay = layout(original)
+    if lay is None or lay.module_global or _lone_cr(new):
+        return None
+    start = lay.cuts[bisect.bisect_right(lay.cuts, common_ends(original, new)[0]) - 1]
+    text = new[lay.offsets[start]:]
+    if start == 0 or start < lay.future_end or "__future__" in text or _MODULE_DECLARATION.search(text):
+        return None
+    for line in text.split("\n"):
+        if line.lstrip(" \t\f")[:1] not in ("", "#"):
+            if line[0] in " \t\f" or _CLAUSE.match(line):
+                return None
+            break
+    return "\n" * start + text, lay.future_flags
+
+
 @functools.lru_cache(maxsize=16)
 def class_bodies(original: str) -> dict[int, tuple[tuple[int, ...], str, bool]]:
     """Per top-level class (by the 0-based line of its statement's start): the starts of its
     body statements, the body's indentation, and whether the body declares ``global`` or
     ``nonlocal`` at class level (those rules span statements)."""
-    tree = ast.parse(original)
+    tree = _parsed(original)
     lines = split_lines(original)
     found = {}
     for node in tree.body:
@@ -161,7 +199,7 @@ def _class_body(original: str, new: str) -> tuple[Chunk, bool] | None:
     """When ``new`` changes only whole body statements of one top-level class of the original:
     those statements, and whether they compile as a class body at their indentation."""
     lay = layout(original)
-    if lay is None or lay.module_global or "\r" in new.replace("\r\n", ""):
+    if lay is None or lay.module_global or _lone_cr(new):
         return None
     head, tail = common_ends(original, new)
     first = bisect.bisect_right(lay.cuts, head) - 1
@@ -180,11 +218,10 @@ def _class_body(original: str, new: str) -> tuple[Chunk, bool] | None:
     if _SPANNING.search(text) or "__future__" in text:
         return None
     found = Chunk(start, stop, text)
-    source = f"class _gen09_body_:\n{text}{indent}_gen09_end_ = 0\n"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = compile(source, "<chunk>", "exec", lay.future_flags | ast.PyCF_ONLY_AST, dont_inherit=True)
+            tree = _tree(_body_source(start, text, indent), lay.future_flags)
             body = tree.body[0].body if len(tree.body) == 1 and isinstance(tree.body[0], ast.ClassDef) else []
             end = body[-1] if body else None
             if not (isinstance(end, ast.Assign) and isinstance(end.targets[0], ast.Name)
@@ -194,6 +231,12 @@ def _class_body(original: str, new: str) -> tuple[Chunk, bool] | None:
     except (SyntaxError, ValueError):
         return found, False
     return found, True
+
+
+def _body_source(start: int, text: str, indent: str) -> str:
+    """Class-body statements ``text`` (from line ``start``) as a module of one class whose
+    last statement is a sentinel at their indentation, with the lines where they stand."""
+    return "\n" * (start - 1) + f"class _gen09_body_:\n{text}{indent}_gen09_end_ = 0\n"
 
 
 def class_chunk(original: str, new: str) -> Chunk | None:
@@ -231,3 +274,95 @@ def normalize(original: str, new: str, strip) -> str:
     cuts, pieces = found
     first, last = bisect.bisect_left(cuts, piece.start), bisect.bisect_left(cuts, piece.stop)
     return "".join(pieces[:first]) + strip(piece.text) + "".join(pieces[last:])
+
+
+def same_names(original: str, new: str) -> bool:
+    """Whether ``new`` differs from ``original`` only in operators (arithmetic, bitwise,
+    comparison, boolean; unary ones also added or dropped) and in number, boolean or ``None``
+    constants, within the changed class-body or top-level statements: their syntax trees are
+    identical but for those. Then every name is bound and used in the same scopes, contexts
+    and order, and every string (annotations, ``__all__`` entries) is the same, so name rules
+    such as pyflakes' undefined-name and unused-import report the same findings for both.
+    Kept apart: a test of an ``if``, ``while`` or conditional expression that is a constant
+    in either (ruff takes ``if 0:``/``if False:`` for a type-checking block), f-strings, and
+    statements naming ``__all__`` (its operators decide what it exports) or
+    ``TYPE_CHECKING`` (a ``not`` dropped there would make a block type-checking only)."""
+    body = class_chunk(original, new)
+    piece = body or chunk(original, new)
+    if piece is None:
+        return False
+    lay = layout(original)
+    old_text = original[lay.offsets[piece.start]:lay.offsets[piece.stop]]
+    if any(word in text for word in ("__all__", "TYPE_CHECKING") for text in (old_text, piece.text)):
+        return False
+    cut = lay.cuts[bisect.bisect_right(lay.cuts, piece.start) - 1]
+    if body:  # the statements of one class body, as the gate compiled them (sentinel dropped)
+        new_nodes = _tree(_body_source(piece.start, piece.text, class_bodies(original)[cut][1]),
+                          lay.future_flags).body[0].body[:-1]
+    else:
+        new_nodes = _tree("\n" * piece.start + piece.text, lay.future_flags if piece.start else 0).body
+    firsts, nodes = _statements(original, cut if body else None)
+    old = nodes[bisect.bisect_left(firsts, piece.start):bisect.bisect_left(firsts, piece.stop)]
+    head, tail = common_ends(original, new)
+    shift = line_count(piece.text) - (piece.stop - piece.start)
+    return _same(old, new_nodes, (head, len(lay.lines) - tail + 1, shift))
+
+
+@functools.lru_cache(maxsize=256)
+def _statements(original: str, cut: int | None) -> tuple[list[int], list[ast.stmt]]:
+    """The original's top-level statements (``cut`` None) or those of the class at line
+    ``cut``, with their 0-based first lines (decorators included)."""
+    nodes = _parsed(original).body
+    if cut is not None:
+        nodes = next(n for n in nodes if _first_line(n) == cut).body
+    return [_first_line(n) for n in nodes], nodes
+
+
+def _first_line(node: ast.stmt) -> int:
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) - 1
+
+
+@functools.lru_cache(maxsize=64)
+def _tree(source: str, flags: int) -> ast.Module:
+    """The syntax tree of ``source`` (cached, so the gate's tree of a chunk serves
+    ``same_names`` too; never modified)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compile(source, "<chunk>", "exec", flags | ast.PyCF_ONLY_AST, dont_inherit=True)
+
+
+_FREE = (type(None), bool, int, float, complex)  # constants whose value no name rule reads
+
+
+def _same(a, b, lines: tuple[int, int, int]) -> bool:
+    """Whether trees ``a`` and ``b`` are equal but for operators and free constants.
+    ``lines``: the last line of the texts' shared head, the first of the old text's shared
+    tail, and how many lines the new text has more. A node lying within the shared head or
+    tail at the same place in both spans the same text in the same context (its parent's
+    type and field), so it is the same subtree and is not walked."""
+    if isinstance(a, ast.UnaryOp) is not isinstance(b, ast.UnaryOp):  # one added or dropped
+        return _same(a.operand, b, lines) if isinstance(a, ast.UnaryOp) else _same(a, b.operand, lines)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y, lines) for x, y in zip(a, b, strict=True))
+    if not isinstance(a, ast.AST):
+        return a == b
+    end = getattr(a, "end_lineno", None)
+    if end is not None:  # decorators stand before a definition's own first line
+        first = min([a.lineno] + [d.lineno for d in getattr(a, "decorator_list", ())])
+        shift = 0 if end <= lines[0] else lines[2] if first >= lines[1] else None
+        if shift is not None and (first + shift, a.col_offset, end + shift, a.end_col_offset) == (
+                min([b.lineno] + [d.lineno for d in getattr(b, "decorator_list", ())]), b.col_offset,
+                b.end_lineno, b.end_col_offset):
+            return True
+    if isinstance(a, ast.Constant):
+        return (type(a.value) in _FREE and type(b.value) in _FREE) or (
+            type(a.value) is type(b.value) and a.value == b.value and a.kind == b.kind)
+    if isinstance(a, ast.JoinedStr):
+        return ast.dump(a) == ast.dump(b)
+    if isinstance(a, ast.If | ast.While | ast.IfExp) and ast.Constant in (type(a.test), type(b.test)) \
+            and ast.dump(a.test) != ast.dump(b.test):
+        return False
+    return all(name in ("op", "ops") or _same(getattr(a, name), getattr(b, name), lines)
+               for name in a._fields)

@@ -1,3 +1,6 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from gen09_core.dedup import collapse_whitespace, dedup, normal_form
 from gen09_core.models import Applied, Candidate, ChangedFile
 
@@ -52,3 +55,11 @@ def test_fast_comment_stripper_agrees_with_the_tokenizer():
             text = handle.read()
         assert "#" in text
         assert strip_comments(text) == by_tokenizer(text), module.__name__
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["\n", " ", "\t", "\r", "\x0c", "\u2028", "\x1c", "a", "b"]), max_size=60))
+def test_collapsing_by_blocks_is_collapsing_by_lines(text):
+    """The per-block (cached) collapse equals its definition, line by line."""
+    lines = (" ".join(line.split()) for line in text.split("\n"))
+    assert collapse_whitespace(text) == "\n".join(filter(None, lines))

@@ -3,7 +3,9 @@ whole file does: random edits of real modules, both ways."""
 
 import argparse
 import json.decoder
+import random
 import textwrap
+import threading
 import warnings
 from pathlib import Path
 
@@ -24,7 +26,9 @@ SNIPPETS = ["    return x\n", "def f(:\n", "x = '''\n", "'''\n", "global y\n", "
             "async def g():\n", "    await h()\n", "await h()\n", "nonlocal z\n",
             # class bodies: a method, a body-level rule that spans statements, a dedent
             "    def m(self):\n", "        return self\n", "    global g\n", "    nonlocal n\n",
-            "        yield\n", "  odd = 1\n", "def top():\n", "    x: int = 1\n", "    return\n"]
+            "        yield\n", "  odd = 1\n", "def top():\n", "    x: int = 1\n", "    return\n",
+            # clauses that continue the statement before them, at the top level
+            "else:\n", "elif x:\n", "except ValueError:\n", "finally:\n", "# note\n"]
 
 
 def whole_compiles(text):
@@ -64,6 +68,56 @@ def test_changed_statements_decide_like_the_whole_file(case):
     assert (pack.gen09_parse("python", "m.py", new, original) == []) == compiles
     if compiles:
         assert pack.gen09_normalize("python", new, original) == pack.strip_comments(new)
+
+
+def whole_problems(text):
+    """The whole file's compile error, as the gate reports it (message and line)."""
+    return list(pack._compile_problems("m.py", text))
+
+
+@settings(max_examples=400, deadline=None)
+@given(edited())
+def test_a_broken_edit_gets_the_whole_files_error_and_line(case):
+    original, new = case
+    assert pack.gen09_parse("python", "m.py", new, original) == whole_problems(new)
+
+
+def single_line_edits(text, rng, count):
+    """Seeded random one-line edits of the kind a model slips into: a character of the line
+    dropped, doubled or replaced by a bracket, quote, colon or operator; an indent changed."""
+    lines = text.splitlines(keepends=True)
+    out = []
+    while len(out) < count:
+        row = rng.randrange(len(lines))
+        line = lines[row]
+        col = rng.randrange(max(len(line) - 1, 1))
+        kind = rng.randrange(4)
+        if kind == 0:
+            line = line[:col] + line[col + 1:]
+        elif kind == 1:
+            line = line[:col] + line[col] + line[col:]
+        elif kind == 2:
+            line = line[:col] + rng.choice("()[]{}:'\"\\#,=+.@") + line[col + 1:]
+        else:
+            line = rng.choice(["", "    ", "\t", "  "]) + line.lstrip(" ")
+        new = "".join(lines[:row] + [line] + lines[row + 1:])
+        if new != text:
+            out.append(new)
+    return out
+
+
+@pytest.mark.parametrize("module", [threading, argparse])
+def test_single_line_edits_of_real_modules_get_the_whole_files_error(module):
+    """Broken candidates are compiled from their changed statements on; the error and its
+    line must be the whole file's (a few hundred seeded edits of large stdlib modules)."""
+    original = Path(module.__file__).read_text(encoding="utf-8")
+    broken = shortened = 0
+    for new in single_line_edits(original, random.Random(9), 300):
+        expected = whole_problems(new)
+        assert pack.gen09_parse("python", "m.py", new, original) == expected, expected
+        broken += bool(expected)
+        shortened += bool(expected) and pieces.rest(original, new) is not None
+    assert broken >= 100 and shortened >= broken / 2
 
 
 def test_the_chunk_is_small_for_a_local_edit():
