@@ -46,3 +46,16 @@ def repo_with_tests(tmp_path: Path, body: str) -> Path:
     (repo / "tests").mkdir(parents=True)
     (repo / "tests" / "test_it.py").write_text(textwrap.dedent(body))
     return repo
+
+
+def compiles(text: str) -> bool:
+    """Whether CPython compiles ``text`` as a whole module (warnings silenced)."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "m.py", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True

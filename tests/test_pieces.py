@@ -6,7 +6,6 @@ import json.decoder
 import random
 import textwrap
 import threading
-import warnings
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gen09_python import pack, pieces
+from tests.helpers import compiles
 
 # statements that begin on a line where the one before them ends (after ``;``), or after a
 # backslash continuation: no piece may be cut off there
@@ -29,16 +29,6 @@ SNIPPETS = ["    return x\n", "def f(:\n", "x = '''\n", "'''\n", "global y\n", "
             "        yield\n", "  odd = 1\n", "def top():\n", "    x: int = 1\n", "    return\n",
             # clauses that continue the statement before them, at the top level
             "else:\n", "elif x:\n", "except ValueError:\n", "finally:\n", "# note\n"]
-
-
-def whole_compiles(text):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(text, "m.py", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 @st.composite
@@ -64,9 +54,9 @@ def edited(draw):
 @given(edited())
 def test_changed_statements_decide_like_the_whole_file(case):
     original, new = case
-    compiles = whole_compiles(new)
-    assert (pack.gen09_parse("python", "m.py", new, original) == []) == compiles
-    if compiles:
+    whole = compiles(new)
+    assert (pack.gen09_parse("python", "m.py", new, original) == []) == whole
+    if whole:
         assert pack.gen09_normalize("python", new, original) == pack.strip_comments(new)
 
 
@@ -138,12 +128,12 @@ def test_an_edit_inside_one_method_compiles_only_that_class_body_statement():
     assert not pieces.class_chunk(original, broken)
     assert not pieces.class_chunk(original, dedented)
     assert pack.gen09_parse("python", "m.py", broken, original) != []
-    assert (pack.gen09_parse("python", "m.py", dedented, original) == []) == whole_compiles(dedented)
+    assert (pack.gen09_parse("python", "m.py", dedented, original) == []) == compiles(dedented)
 
 
 @pytest.mark.parametrize("old, new", [("2); y = 3\n", "y = 3\n"), ("    2]; b = 3\n", "    b = 3\n"),
                                       ("    ; d = 2\n", "    d = 2\n")])
 def test_a_statement_after_a_semicolon_is_not_cut_off_from_the_line_it_continues(old, new):
     broken = SEMICOLONS.replace(old, new)
-    assert not whole_compiles(broken)
+    assert not compiles(broken)
     assert pack.gen09_parse("python", "m.py", broken, SEMICOLONS) != []

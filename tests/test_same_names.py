@@ -10,7 +10,6 @@ import keyword
 import random
 import threading
 import tokenize
-import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -22,21 +21,12 @@ from gen09_core.models import Applied, Candidate, ChangedFile, Edit, SourceFile
 from gen09_core.plugins import make_registry
 from gen09_python import pieces
 from gen09_python.lint import ruff_findings
+from tests.helpers import compiles
 
 RULES = ("F401", "F821")
 # real modules, with findings of both rules (inspect, threading) and a package __init__
 MODULES = {"inspect.py": inspect, "threading.py": threading, "dataclasses.py": dataclasses,
            "futures/__init__.py": concurrent.futures}
-
-
-def compiles(text):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(text, "m.py", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 def name_edits(text, rng, count):
