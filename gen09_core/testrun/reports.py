@@ -453,13 +453,13 @@ def parse_trs(paths, pattern: str, root: str = "") -> Parsed:
         name = os.path.relpath(path[:-len(".trs")], base or ".").replace(os.sep, "/")
         source = next((name + suffix for suffix in SOURCE_SUFFIXES
                        if os.path.isfile(os.path.join(root or ".", name + suffix))), "")
+        outcomes = [_TRS.get(result.upper(), ERROR) for result in results]
         log = path[:-len(".trs")] + ".log"
         message = ""
-        if any(_TRS.get(r, ERROR) not in (PASSED, SKIPPED) for r in results) and os.path.isfile(log):
+        if any(o in (FAILED, ERROR) for o in outcomes) and os.path.isfile(log):
             with open(log, encoding="utf-8", errors="replace") as handle:
                 message = _short(handle.read()[-2000:])
-        for number, result in enumerate(results, 1):
-            outcome = _TRS.get(result.upper(), ERROR)
+        for number, outcome in enumerate(outcomes, 1):
             cases.append(Case(name if len(results) == 1 else f"{name}::{number}", outcome, 0.0,
                               message if outcome in (FAILED, ERROR) else "", source))
     return Parsed(tuple(_unique(cases)))
