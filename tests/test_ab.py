@@ -198,7 +198,8 @@ def test_swe_bench_src_layout_needs_no_pythonpath(tmp_path, registry):
 
 def test_warm_validation_agrees_with_fresh_processes(tmp_path, registry):
     """Candidates of a SWE-bench task validated on a warm worker get the verdicts fresh
-    processes give; one the code swap cannot carry runs fresh, with the reason."""
+    processes give; one the code swap cannot carry runs in a child of the fork server (a new
+    interpreter's view of the files), with the reason."""
     from gen09_core.ab.run import warm_runner
     from gen09_core.models import ChangedFile
 
@@ -216,13 +217,13 @@ def test_warm_validation_agrees_with_fresh_processes(tmp_path, registry):
                    (hot.resolved, hot.regression_ok, hot.not_passed, hot.problem), name
             assert fresh.runner == "fresh"
             if name == "adds a function":
-                assert hot.runner.startswith("fresh: "), hot.runner
+                assert hot.runner.startswith("prefork: "), hot.runner
             else:
                 assert hot.runner == "warm", (name, hot.runner)
         assert validate(task, runner, (), warm=warm).runner == "fresh"  # nothing changed: nothing to swap
     finally:
         warm.close()
-    assert warm.stats()["workers"] == 1
+    assert warm.stats()["workers"] == 1 and warm.stats()["fork_servers"] == 1
 
 
 def _added_files_diff(root: Path, checkout: Path) -> str:

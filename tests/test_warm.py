@@ -119,15 +119,19 @@ def test_a_child_that_misbehaves_ends_only_its_own_job(setup, body, status):
 
 
 def test_what_the_swap_cannot_carry_runs_fresh_with_the_reason(setup):
-    repo, _, runner, tmp_path = setup
+    """Handed back, with the reason, to a child of the fork server (a fresh interpreter's
+    view of the files): the same outcomes as a new process."""
+    repo, env, runner, tmp_path = setup
     cases = {"def scale(values, factor=3):": "module or class-level code changed",
              "class Box(object):": "module or class-level code changed",
              "STATE = {\"calls\": 1}": "module or class-level code changed"}
     originals = {"def scale(values, factor=3):": "def scale(values, factor=2):",
                  "class Box(object):": "class Box:", "STATE = {\"calls\": 1}": "STATE = {\"calls\": 0}"}
     for new, reason in cases.items():
-        run = runner(_job(repo, tmp_path, "fallback", LIB.replace(originals[new], new)))
-        assert run.runner.startswith("fresh: ") and reason in run.runner, run.runner
+        job = _job(repo, tmp_path, "fallback", LIB.replace(originals[new], new))
+        run = runner(job)
+        assert run.runner.startswith("prefork: ") and reason in run.runner, run.runner
+        assert run.outcomes == run_job(env, job).outcomes and run.outcomes
     added = runner(_job(repo, tmp_path, "added", LIB + "\n\ndef extra():\n    return 1\n"))
     assert "added or removed" in added.runner
 
@@ -159,7 +163,7 @@ def test_a_worker_with_threads_after_collection_refuses(tmp_path):
         run = runner(_job(repo, tmp_path, "t", LIB.replace("return a + b", "return a - b")))
     finally:
         runner.close()
-    assert run.runner.startswith("fresh: ") and "thread" in run.runner
+    assert run.runner.startswith("prefork: ") and "thread" in run.runner
     assert run.outcomes["tests/test_lib.py::test_add"] == "failed"
 
 

@@ -44,6 +44,8 @@ class TestRunners:
         """Hand the warm worker the lines the pristine coverage run ran outside any test: it
         then knows which functions ran at import or collection time without a profile hook."""
         self.import_lines = baseline.import_lines
+        if self._warm is not None:
+            self._warm.import_lines = baseline.import_lines  # its workers start after this
 
     def fresh(self):
         """A runner starting a fresh process per job (a command recipe's shell command, for
@@ -54,6 +56,13 @@ class TestRunners:
         if isinstance(self.test_env, CommandEnv):
             return functools.partial(run_command_job, self.test_env)
         return functools.partial(run_job, self.test_env)
+
+    def pristine(self):
+        """The runner for the pristine baseline's runs: under ``limits.runner = "warm"`` the
+        warm runner, which runs them (whole-suite and coverage runs, no changed file) in
+        children of its fork server — a new interpreter's view, without starting Python and
+        pytest each time; else ``fresh()``."""
+        return self.mutant()
 
     def mutant(self):
         """The runner for mutant jobs: the warm worker when configured, else ``fresh()``."""

@@ -37,6 +37,7 @@ import pytest
 
 CO_NEWLOCALS = 0x0002  # set on function code objects, not on module or class bodies
 _index = {}
+_pristine = {}  # (file, its text) -> its compiled code table (see swap_plan)
 _ran = set()  # code objects that ran before the first fork: swapping them would not replay that
 # {file relative to the root: [lines]} that ran outside any test in the pristine coverage run,
 # when the caller has them ($GEN09_WARM_RAN): then no profile hook is needed (it slows collection 2-3x)
@@ -97,7 +98,10 @@ def swap_plan(filename, old_text, new_text, rel):
     """``([(live functions, new code)], "")`` when the change lives in function bodies the
     worker has imported, else ``([], reason)``; ``rel`` is the file relative to the root."""
     try:
-        old = _walk(compile(old_text, filename, "exec", dont_inherit=True), {})
+        key = (filename, old_text)  # the same pristine file comes back job after job
+        if key not in _pristine:
+            _pristine[key] = _walk(compile(old_text, filename, "exec", dont_inherit=True), {})
+        old = _pristine[key]
         new = _walk(compile(new_text, filename, "exec", dont_inherit=True), {})
     except (SyntaxError, ValueError) as exc:
         return [], f"does not compile: {exc}"
@@ -127,11 +131,13 @@ def swap_plan(filename, old_text, new_text, rel):
 
 def _live():
     if not _index:
+        real = {}  # co_filename -> its real path (one lookup per file, not per function)
         for obj in gc.get_objects():
             if isinstance(obj, types.FunctionType):
                 code = obj.__code__
-                key = (os.path.realpath(code.co_filename), code.co_qualname)
-                _index.setdefault(key, []).append(obj)
+                if code.co_filename not in real:
+                    real[code.co_filename] = os.path.realpath(code.co_filename)
+                _index.setdefault((real[code.co_filename], code.co_qualname), []).append(obj)
     return _index
 
 

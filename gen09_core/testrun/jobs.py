@@ -111,17 +111,19 @@ def install_plugin(folder: Path, warm: bool = False) -> Path:
     shutil.copyfile(here / "gen09_pytest.py", folder / "gen09_pytest.py")
     if warm:
         shutil.copyfile(here / "gen09_warm.py", folder / "gen09_warm.py")
+        shutil.copyfile(here / "gen09_prefork.py", folder / "gen09_prefork.py")
     shutil.copyfile(here / "outcomes.py", folder / "gen09_outcomes.py")
     return folder
 
 
-def run_job(env: TestEnv, job: TestJob) -> TestRun:
-    """Run one job in its own folder and process; the folder is removed afterwards."""
+def run_job(env: TestEnv, job: TestJob, launch=run_limited) -> TestRun:
+    """Run one job in its own folder and process (started by ``launch``, which has
+    ``run_limited``'s contract); the folder is removed afterwards."""
     def copy(folder: Path) -> None:
         shutil.copytree(job.source_dir, folder, symlinks=True)
 
     with job_folders(job, copy) as (folder, meta):
-        return _run_pytest(env, job, folder, meta)
+        return _run_pytest(env, job, folder, meta, launch)
 
 
 @contextlib.contextmanager
@@ -148,7 +150,7 @@ def _id_file(path: Path, ids) -> str:
     return str(path)
 
 
-def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path) -> TestRun:
+def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path, launch=run_limited) -> TestRun:
     record_path, cov_file = meta / "outcomes.jsonl", meta / "coverage.json"
     (meta / "tmp").mkdir()
     # a temp folder of its own: tests that write fixed names under /tmp cannot collide
@@ -164,8 +166,8 @@ def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path) -> TestRun
         extra["GEN09_SELECT"] = _id_file(meta / "select.txt", job.tests)
         # the test files on the command line (an @argsfile needs pytest >= 8.2)
         cmd += sorted({t.split("::", 1)[0] for t in job.tests})
-    done = run_limited(cmd, folder, env.process_env(folder, **extra), job.timeout_sec, meta / "output.txt",
-                       job.memory_mb)
+    done = launch(cmd, folder, env.process_env(folder, **extra), job.timeout_sec, meta / "output.txt",
+                  job.memory_mb)
     return judge_record(job, record_path, done, cov_file)
 
 

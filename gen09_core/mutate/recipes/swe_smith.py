@@ -107,7 +107,7 @@ def run(ctx) -> dict:
     env = environment_stage(ctx, work)
     shipped = source_files(work.pristine)  # with what the build generated (a _version.py)
     runners = TestRunners(env.test_env, work, ctx.config.limits)
-    measured = baseline_stage(ctx, work, runners.fresh())
+    measured = baseline_stage(ctx, work, runners.pristine())
     runners.know_baseline(measured.baseline)
     generated = generate_stage(ctx, work, files, measured.baseline)
     records = MutantRecords(ctx.out / "mutants")

@@ -1,0 +1,91 @@
+"""gen09's pre-import fork server (run as a script by the repository's interpreter).
+
+It imports pytest and pytest's own plugin modules — nothing of the repository, its conftest
+files or its dependencies — then serves jobs read as JSON lines from the file descriptor
+``$GEN09_WARM_IN`` (answers go to ``$GEN09_WARM_OUT``). For each job it ``fork()``s, and the
+child becomes the ``python -m pytest ARGS`` process the job would otherwise have started:
+its own process group and address-space limit, the job's folder, environment, ``sys.path``
+(the folder, the job's ``PYTHONPATH``, then the interpreter's own entries, as a new
+interpreter would have them), ``sys.argv`` and output file; it then runs pytest's console
+entry point and ends the way that process ends (``SystemExit`` through the interpreter's
+normal shutdown: non-daemon threads joined, ``atexit`` handlers run, output flushed).
+
+What differs from a new interpreter is only that pytest's modules are already imported; the
+interpreter-start variables (``PYTHONHASHSEED``, ``PYTHONDONTWRITEBYTECODE``) are the ones the
+server was started with, which the caller makes the same. Standard library and pytest only.
+"""
+
+import contextlib
+import gc
+import importlib
+import json
+import os
+import resource
+import sys
+
+import _pytest.config
+import pytest
+
+for _name in _pytest.config.default_plugins:
+    with contextlib.suppress(ImportError):  # a plugin of a newer Python or pytest than this one
+        importlib.import_module(f"_pytest.{_name}")
+
+_BASE_PATH = sys.path[1:]  # this script's folder comes first; the interpreter's entries follow
+
+
+def _child_path(cwd, pythonpath):
+    """``sys.path`` of ``python -m pytest`` started in ``cwd`` with ``PYTHONPATH`` set."""
+    # the interpreter makes its entries absolute and unique (site.removeduppaths), then puts
+    # the folder in front (``-m``) even when it is one of them
+    entries = [os.path.abspath(p) for p in pythonpath.split(os.pathsep) if p] + _BASE_PATH
+    return [cwd, *dict.fromkeys(entries)]
+
+
+def _become(job, protocol):
+    """In the child: take on the job's process state, then raise pytest's exit."""
+    os.setpgid(0, 0)
+    for handle in protocol:
+        handle.close()
+    if job.get("memory_mb"):
+        limit = job["memory_mb"] * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    os.chdir(job["cwd"])
+    os.environ.clear()
+    os.environ.update(job["env"])
+    sys.path[:] = _child_path(os.getcwd(), job["env"].get("PYTHONPATH", ""))
+    importlib.invalidate_caches()
+    if "tempfile" in sys.modules:
+        sys.modules["tempfile"].tempdir = None  # re-read from the job's TMPDIR
+    sink = os.open(job["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(sink, 1)
+    os.dup2(sink, 2)
+    os.close(sink)
+    sys.argv = [os.path.join(os.path.dirname(pytest.__file__), "__main__.py"), *job["args"]]
+    raise SystemExit(pytest.console_main())
+
+
+def serve():
+    """Answer jobs until the input closes; each job runs in a forked child."""
+    inbound = os.fdopen(int(os.environ.pop("GEN09_WARM_IN")), "r", encoding="utf-8")
+    out = os.fdopen(int(os.environ.pop("GEN09_WARM_OUT")), "w", encoding="utf-8")
+    gc.collect()
+    gc.freeze()
+    out.write(json.dumps({"kind": "ready"}) + "\n")
+    out.flush()
+    for line in inbound:
+        job = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _become(job, (inbound, out))  # never returns: the child's SystemExit ends it
+        out.write(json.dumps({"kind": "started", "pid": pid}) + "\n")
+        out.flush()
+        _, status, usage = os.wait4(pid, 0)
+        cpu = usage.ru_utime + usage.ru_stime
+        out.write(json.dumps({"kind": "done", "status": status, "cpu": cpu}) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    serve()
