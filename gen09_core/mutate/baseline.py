@@ -141,6 +141,20 @@ class Measured:
     timeout_source: str
 
 
+def prime_stage(ctx, work, test_env) -> None:
+    """Write the pristine copy's exact bytecode once, for a pytest environment (see
+    :mod:`gen09_core.testrun.bytecode`); what it wrote, or why a step did not run, goes to
+    the journal. Without it every test process compiles and rewrites the same files again."""
+    from gen09_core.testrun.bytecode import prime
+    from gen09_core.testrun.jobs import TestEnv
+
+    if not isinstance(test_env, TestEnv):
+        return
+    primed = prime(test_env, work.pristine, work.scratch, ctx.config.limits.baseline_timeout_sec)
+    ctx.journal.event("bytecode", "done", detail={
+        "modules": primed.modules, "rewritten_tests": primed.rewritten, "problem": primed.problem})
+
+
 def baseline_stage(ctx, work, runner) -> Measured:
     """Run (or, resuming, read back) the baseline of ``work.pristine``; raise
     ``EnvironmentFailure`` when the suite did not run and ``SourceIneligible`` when no test

@@ -162,6 +162,11 @@ def _child(session, job, plan, filename):
         for live, new_code in plan:
             for function in live:
                 function.__code__ = new_code
+        cache = os.path.join(os.path.dirname(filename), "__pycache__")
+        stem = os.path.splitext(os.path.basename(filename))[0] + "."
+        for name in os.listdir(cache) if os.path.isdir(cache) else ():
+            if name.startswith(stem) and name.endswith(".pyc"):  # the pristine text's bytecode
+                os.unlink(os.path.join(cache, name))
         with open(filename, "w", encoding="utf-8") as handle:  # subprocesses a test starts read the disk;
             handle.write(job["text"])  # the worker restores the file after the child
         os.environ["TMPDIR"] = tempfile.tempdir = job["tmpdir"]  # a temp folder of its own

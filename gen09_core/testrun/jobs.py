@@ -12,6 +12,7 @@ from pathlib import Path
 from attrs import field, frozen
 
 from gen09_core.testrun import outcomes
+from gen09_core.testrun.bytecode import forget
 from gen09_core.testrun.process import Finished, clean_env, run_limited
 
 IMPORT_CONTEXT = "<import>"  # coverage context of lines run outside any test
@@ -138,6 +139,7 @@ def job_folders(job: TestJob, copy):
     meta.mkdir(parents=True)
     try:
         for rel, text in job.files.items():
+            forget(folder, rel)  # its pristine bytecode is not this text's
             (folder / rel).write_text(text, encoding="utf-8")
         yield folder, meta
     finally:

@@ -4,6 +4,7 @@ One module per stage, each handing frozen data to the next::
 
     source.copy_source          the pristine work copy                       → files
     environment.environment_stage  venv + lock                               → Environment
+    baseline.prime_stage        the pristine copy's bytecode, once (no test process recompiles it)
     baseline.baseline_stage     the suite twice; flaky out; per-test coverage → Measured
     generate_stage (here)       pack entities × pack mutators, apply + gate   → Generated
     validate.validate_stage     covering tests only                           → Validated
@@ -89,7 +90,7 @@ RECIPE = SweSmithRecipe()
 def run(ctx) -> dict:
     """The recipe's stages in order, each handing its frozen result to the next; returns the
     run summary."""
-    from gen09_core.mutate.baseline import baseline_stage
+    from gen09_core.mutate.baseline import baseline_stage, prime_stage
     from gen09_core.mutate.config import source_files
     from gen09_core.mutate.confirm import confirm_stage
     from gen09_core.mutate.environment import environment_stage
@@ -106,6 +107,7 @@ def run(ctx) -> dict:
     files = copy_source(ctx, work)
     env = environment_stage(ctx, work)
     shipped = source_files(work.pristine)  # with what the build generated (a _version.py)
+    prime_stage(ctx, work, env.test_env)
     runners = TestRunners(env.test_env, work, ctx.config.limits)
     measured = baseline_stage(ctx, work, runners.pristine())
     runners.know_baseline(measured.baseline)
