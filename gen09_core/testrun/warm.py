@@ -143,6 +143,7 @@ class WarmRunner:
         self.idle_servers: queue.SimpleQueue = queue.SimpleQueue()
         self.workers: list[Worker] = []
         self.servers: list[ForkServer] = []
+        self.started = 0  # helpers started so far (their folders are numbered by it)
         self.lock = threading.Lock()
 
     def __call__(self, job: TestJob) -> TestRun:
@@ -216,22 +217,21 @@ class WarmRunner:
             return make()
 
     def _new_worker(self) -> Worker:
-        with self.lock:
-            folder = self.scratch / f"warm-{len(self.workers)}"
-            self.workers.append(None)
-        worker = Worker(self.env, self.source, folder, self.start_timeout, self.import_lines)
-        with self.lock:
-            self.workers[self.workers.index(None)] = worker
-        return worker
+        return self._made(self.workers, lambda n: Worker(self.env, self.source, self.scratch / f"warm-{n}",
+                                                         self.start_timeout, self.import_lines))
 
     def _new_server(self) -> ForkServer:
+        return self._made(self.servers, lambda n: ForkServer(self.env, self.scratch / f"prefork-{n}"))
+
+    def _made(self, kept: list, make):
+        """``make(n)`` with a number no other helper has (helpers start outside the lock)."""
         with self.lock:
-            folder = self.scratch / f"prefork-{len(self.servers)}"
-            self.servers.append(None)
-        server = ForkServer(self.env, folder)
+            self.started += 1
+            number = self.started
+        helper = make(number)
         with self.lock:
-            self.servers[self.servers.index(None)] = server
-        return server
+            kept.append(helper)
+        return helper
 
     def close(self) -> None:
         """End every worker and fork server."""
