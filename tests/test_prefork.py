@@ -162,3 +162,52 @@ def test_a_server_that_cannot_start_leaves_fresh_processes(tmp_path, repo):
     assert run.runner.startswith("fresh: a whole-suite run; the fork server did not start"), run.runner
     assert "no fork server here" in run.runner
     assert run.outcomes["tests/test_probe.py::test_add"] == "passed"
+
+
+def test_a_server_that_dies_mid_job_takes_its_child_with_it(tmp_path, repo):
+    """The job falls back to a new process, and the orphaned child is killed, not left running."""
+    import threading
+    import time
+
+    (repo / "tests" / "test_slow.py").write_text(
+        "import os, time\n\n\ndef test_slow():\n"
+        "    path = os.environ['GEN09_PREFORK_PID_FILE']\n"
+        "    if not os.path.exists(path + '.done'):  # the first run only, not the fresh retry\n"
+        "        open(path, 'w').write(str(os.getpid()))\n"
+        "        time.sleep(60)\n")
+    pid_file = tmp_path / "child.pid"
+    env = TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)),
+                  env={"GEN09_PREFORK_PID_FILE": str(pid_file)})
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    job = TestJob("slow", str(repo), str(tmp_path / "jobs"), {}, ("tests/test_slow.py::test_slow",), timeout_sec=120)
+
+    def kill_server_once_the_child_runs():
+        while not (pid_file.exists() and pid_file.read_text()):
+            time.sleep(0.05)
+        os.killpg(runner.servers[0].proc.pid, 9)
+        pid_file.rename(tmp_path / "child.pid.done")
+
+    killer = threading.Thread(target=kill_server_once_the_child_runs)
+    killer.start()
+    try:
+        run = runner(job)
+    finally:
+        killer.join()
+        runner.close()
+    assert "the fork server died" in run.runner, run.runner
+    assert run.outcomes == {"tests/test_slow.py::test_slow": "passed"}
+    child = int((tmp_path / "child.pid.done").read_text())
+    for _ in range(100):
+        state = _state(child)
+        if state in ("", "Z"):
+            break
+        time.sleep(0.05)
+    assert state in ("", "Z"), f"the forked child {child} still runs ({state})"
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return ""

@@ -93,8 +93,8 @@ class Served:
             done = self._read()
         finally:
             timer.cancel()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)  # nothing the child started outlives it
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)  # nothing the child started outlives it, nor a helper's death
         self.children_cpu += done.get("cpu", 0.0)
         return done["status"], done.get("cpu", 0.0), expired.is_set()
 
