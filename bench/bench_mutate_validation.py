@@ -25,7 +25,9 @@ baseline and the recheck stage, the same in every mode, are excluded), and the f
 summed durations of the test phases each run actually executed. The two runners
 (``coverage-fresh`` and ``coverage-warm``) must accept the same tasks with the same
 FAIL_TO_PASS and PASS_TO_PASS sets; any difference is printed and makes the exit status 1.
-Each mode's differences from the whole-suite run are printed too (a selection effect, not a
+For ``inferred-warm`` it also prints where the mutant runs went — jobs and wall seconds per
+runner kind (``warm``, ``prefork`` for handed-back jobs, ``fresh``) and the helpers' start-up
+and own CPU. Each mode's differences from the whole-suite run are printed too (a selection effect, not a
 runner's: for example a test that fails only after a failing test ran before it). JSON goes
 to ``bench/results/mutate_validation.json``.
 """
@@ -52,6 +54,20 @@ LIBRARIES = (  # name, version, why it is here
 )
 MODES = {"full": ("full", "fresh", "same_run"), "coverage-fresh": ("coverage", "fresh", "same_run"),
          "coverage-warm": ("coverage", "warm", "same_run"), "inferred-warm": ("coverage", "warm", "coverage")}
+
+
+def _seconds_by_runner(out) -> dict:
+    """Wall seconds and job counts of the mutant runs per runner kind (``warm``, ``prefork``,
+    ``fresh``), from the run's validation events: where a mode's time went."""
+    spent: dict = {}
+    for line in (out / "events.jsonl").read_text().splitlines():
+        event = json.loads(line)
+        detail = event.get("detail") or {}
+        if event.get("stage") == "validate" and "runner" in detail:
+            kind = detail["runner"].split(":", 1)[0]
+            jobs, seconds = spent.get(kind, (0, 0.0))
+            spent[kind] = (jobs + 1, round(seconds + detail["seconds"], 3))
+    return {kind: {"jobs": jobs, "seconds": seconds} for kind, (jobs, seconds) in sorted(spent.items())}
 
 
 def _tasks(out) -> dict:
@@ -83,7 +99,8 @@ def one(name: str, version: str, n: int, seed: int, workers: int) -> dict:
                      "runner_s_per_task": round(secs / accepted, 3) if accepted else None,
                      "runner_cpu_s_per_task": round(cpu / accepted, 3) if accepted else None,
                      "floor_s_per_task": round(floor / accepted, 3) if accepted else None,
-                     "runs_by_runner": summary["runs_by_runner"], "warm_workers": summary["warm_workers"]}
+                     "runs_by_runner": summary["runs_by_runner"], "warm_workers": summary["warm_workers"],
+                     "seconds_by_runner": _seconds_by_runner(out)}
         tasks[mode] = _tasks(out)
     row["identical_runners"] = tasks["coverage-fresh"] == tasks["coverage-warm"]
     row["differences_between_runners"] = _differences(tasks["coverage-fresh"], tasks["coverage-warm"])
@@ -145,6 +162,10 @@ def main() -> int:
             print(f"{r['library']}: whole suite / {mode} = {ratio.get('wall')}x wall, "
                   f"{ratio.get('cpu')}x CPU per valid task; {mode} / floor = {ratio.get('over_floor')}x; "
                   f"differences from the whole suite: {r['differences_from_full'][mode] or 'none'}")
+        spent = r["inferred-warm"]["seconds_by_runner"]
+        print(f"{r['library']}: inferred-warm mutant runs by runner (jobs, wall s): "
+              + ", ".join(f"{kind} {v['jobs']} / {v['seconds']}" for kind, v in spent.items())
+              + f"; helpers {r['inferred-warm']['warm_workers']}")
         print(f"{r['library']}: warm and fresh runners identical: {r['identical_runners']} "
               f"{r['differences_between_runners'] or ''}")
     print(f"{report['date']}, {report['cpu']}, {report['nproc']} CPUs, Python {report['python']}")
