@@ -132,14 +132,12 @@ class ForkServer(Served):
             self.reason = f"the fork server did not start: {exc}"
         self.startup_seconds = time.perf_counter() - started_at
 
-    def serves(self, cmd: list) -> bool:
-        """Whether ``cmd`` is a pytest run of this environment's interpreter."""
-        return not self.reason and list(cmd[:3]) == [self.env.python, "-m", "pytest"]
-
     def launch(self, cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
                memory_mb: int | None = None) -> Finished:
         """Run the pytest command ``cmd`` in a forked child; ``ServerDied`` when the server
         is gone (the caller then starts a fresh process)."""
+        if list(cmd[:3]) != [self.env.python, "-m", "pytest"]:
+            raise ValueError(f"the fork server runs this environment's pytest only, not {cmd[:3]}")
         start = time.perf_counter()
         answer = self._request({"args": list(cmd[3:]), "cwd": str(cwd), "env": env, "output": str(output),
                                 "memory_mb": memory_mb})

@@ -132,8 +132,9 @@ class Worker(Served):
 
 class WarmRunner:
     """A ``run_job``-shaped callable for the executor: each job runs on a warm worker when
-    the worker can carry it, else in a fresh process (the reason is kept in
-    ``TestRun.runner``). Workers start on first use, one per concurrent caller."""
+    the worker can carry it, else in a child of a fork server, or a new process where there
+    is none (the reason is kept in ``TestRun.runner``). Workers and fork servers start on
+    first use, one per concurrent caller."""
 
     def __init__(self, env: TestEnv, source_dir: Path, scratch: Path, start_timeout: float = 1800.0,
                  import_lines: dict | None = None):
