@@ -78,6 +78,28 @@ def _job(repo, tmp_path, name, text, tests=IDS, **kw):
     return TestJob(name, str(repo), str(tmp_path / "jobs"), {"lib.py": text}, tests, **kw)
 
 
+def _project(tmp_path, lib, tests):
+    """A repository of ``lib.py`` and ``tests/test_it.py``, and the environment it runs in."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True, exist_ok=True)
+    (repo / "lib.py").write_text(lib)
+    (repo / "tests" / "test_it.py").write_text(tests)
+    return repo, TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)))
+
+
+def _warm_and_fresh(runner, env, repo, tmp_path, name, text, ids):
+    """One job on the warm runner and in a new process; their outcomes must be equal."""
+    job = TestJob(name, str(repo), str(tmp_path / "jobs"), {"lib.py": text}, ids)
+    warm, fresh = runner(job), run_job(env, job)
+    assert warm.outcomes == fresh.outcomes, (name, warm.runner)
+    return warm, fresh
+
+
+def _not_passed(run):
+    """The names (after ``test_``) of the tests of ``run`` that did not pass."""
+    return {test.split("::test_")[1] for test, outcome in run.outcomes.items() if outcome != "passed"}
+
+
 def test_warm_children_see_the_mutation_and_agree_with_fresh_processes(setup):
     repo, env, runner, tmp_path = setup
     mutants = {"add": LIB.replace("return a + b", "return a - b"),
@@ -122,10 +144,10 @@ def test_what_the_swap_cannot_carry_runs_fresh_with_the_reason(setup):
     """Handed back, with the reason, to a child of the fork server (a fresh interpreter's
     view of the files): the same outcomes as a new process."""
     repo, env, runner, tmp_path = setup
-    cases = {"def scale(values, factor=3):": "module or class-level code changed",
+    cases = {"def scale(values, factor=len('ab') + 1):": "module or class-level code changed",
              "class Box(object):": "module or class-level code changed",
              "STATE = {\"calls\": 1}": "module or class-level code changed"}
-    originals = {"def scale(values, factor=3):": "def scale(values, factor=2):",
+    originals = {"def scale(values, factor=len('ab') + 1):": "def scale(values, factor=2):",
                  "class Box(object):": "class Box:", "STATE = {\"calls\": 1}": "STATE = {\"calls\": 0}"}
     for new, reason in cases.items():
         job = _job(repo, tmp_path, "fallback", LIB.replace(originals[new], new))
@@ -133,7 +155,7 @@ def test_what_the_swap_cannot_carry_runs_fresh_with_the_reason(setup):
         assert run.runner.startswith("prefork: ") and reason in run.runner, run.runner
         assert run.outcomes == run_job(env, job).outcomes and run.outcomes
     added = runner(_job(repo, tmp_path, "added", LIB + "\n\ndef extra():\n    return 1\n"))
-    assert "added or removed" in added.runner
+    assert "a definition was added" in added.runner
 
 
 def test_a_dead_worker_is_replaced_and_the_job_retried(setup):
@@ -321,4 +343,332 @@ def test_a_function_whose_code_a_decorator_rewrote_runs_fresh(tmp_path):
     finally:
         runner.close()
     assert fresh.outcomes == {"tests/test_it.py::test_answer": "passed"} == warm.outcomes
-    assert "the code of answer was rewritten after import" in warm.runner, warm.runner
+    assert "the code of answer was rewritten after import by a decorator other than typeguard's" in warm.runner
+
+
+TYPECHECKED = '''
+from typeguard import typechecked
+
+
+@typechecked
+def label(n: int) -> str:
+    return str(n)
+
+
+class Shelf:
+    @typechecked
+    def count(self, items: list) -> int:
+        return len(items)
+'''
+
+TYPECHECKED_TESTS = '''
+import pytest
+from typeguard import TypeCheckError
+
+import lib
+
+
+def test_label_text():
+    assert str(lib.label(3)) == "3"
+
+
+def test_label_checks_its_argument():
+    with pytest.raises(TypeCheckError):
+        lib.label("x")
+
+
+def test_count():
+    assert lib.Shelf().count([1, 2]) == 2
+'''
+
+
+def test_typeguard_instrumented_functions_run_warm_and_agree_with_fresh_processes(tmp_path):
+    """Real typeguard: the worker instruments the mutated function with typeguard's own
+    transformer, so a mutant whose return value breaks its annotation fails exactly as in a
+    new process (a plain swap would drop the checks and pass ``test_label_text``)."""
+    pytest.importorskip("typeguard")
+    repo, env = _project(tmp_path, TYPECHECKED, TYPECHECKED_TESTS)
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    ids = tuple(f"tests/test_it.py::test_{n}" for n in ("count", "label_checks_its_argument", "label_text"))
+    mutants = {"wrong-type": TYPECHECKED.replace("return str(n)", "return n"),
+               "method": TYPECHECKED.replace("return len(items)", "return len(items) + 1"),
+               "same": TYPECHECKED.replace("return str(n)", "return str(int(n))")}
+    try:
+        for name, text in mutants.items():
+            warm, fresh = _warm_and_fresh(runner, env, repo, tmp_path, name, text, ids)
+            assert warm.runner == "warm", (name, warm.runner)
+        assert fresh.outcomes[ids[2]] == "passed"  # the last mutant changes nothing observable
+        wrong = runner(TestJob("w", str(repo), str(tmp_path / "jobs"), {"lib.py": mutants["wrong-type"]}, ids))
+        assert wrong.outcomes[ids[2]] == "failed" and wrong.outcomes[ids[1]] == "passed"
+    finally:
+        runner.close()
+
+
+POSTPONED = '''from __future__ import annotations
+
+import functools
+
+
+def clamp(value: float, ceil: float | None = None) -> float:
+    return min(value, ceil) if ceil is not None else value
+
+
+@functools.lru_cache
+def half(value: int) -> float:
+    return value / 2
+'''
+
+POSTPONED_TESTS = '''
+import inspect
+
+import lib
+
+
+def test_clamp():
+    assert lib.clamp(5, 3) == 3
+
+
+def test_clamp_annotations():
+    assert lib.clamp.__annotations__ == {"value": "float", "ceil": "float | None", "return": "float"}
+
+
+def test_signature():
+    assert str(inspect.signature(lib.clamp)) == "(value: 'float', ceil: 'float | None' = None) -> 'float'"
+
+
+def test_half():
+    assert lib.half(3) == 1.5
+'''
+
+
+def test_annotation_changes_in_a_postponed_annotations_module_run_warm(tmp_path):
+    """humanize's operator mutants also rewrite annotations (``float | None`` -> ``None | float``),
+    which changes module-level code; with ``from __future__ import annotations`` those are
+    strings no one evaluates at import, so the worker swaps the body and the new
+    ``__annotations__`` in and agrees with fresh processes; a decorated function's
+    annotations (a decorator may read them at import) and evaluated annotations run fresh."""
+    repo, env = _project(tmp_path, POSTPONED, POSTPONED_TESTS)
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    ids = tuple(f"tests/test_it.py::test_{n}" for n in ("clamp", "clamp_annotations", "half", "signature"))
+    warm_mutants = {
+        "annotation+body": POSTPONED.replace("ceil: float | None", "ceil: None | float").replace("min(", "max("),
+        "annotation only": POSTPONED.replace("-> float:\n    return min", "-> float & int:\n    return min"),
+        "literal default": POSTPONED.replace("= None) -> float", "= 4) -> float")}
+    fresh_mutants = {
+        "decorated": (POSTPONED.replace("half(value: int)", "half(value: int ^ None)"), "module or class-level"),
+        "evaluated": (POSTPONED.replace("from __future__ import annotations\n", "").replace(
+            "ceil: float | None", "ceil: None | float"), "module or class-level")}
+    try:
+        for name, text in warm_mutants.items():
+            warm, fresh = _warm_and_fresh(runner, env, repo, tmp_path, name, text, ids)
+            assert warm.runner == "warm", (name, warm.runner)
+            assert fresh.outcomes[ids[3]] == "failed", name  # the signature shows the change
+        for name, (text, reason) in fresh_mutants.items():
+            warm, _ = _warm_and_fresh(runner, env, repo, tmp_path, name, text, ids)
+            assert reason in warm.runner, (name, warm.runner)
+        after = runner(TestJob("p", str(repo), str(tmp_path / "jobs"), {"lib.py": POSTPONED.replace("/ 2", "/ 2.0")},
+                               ids))
+        assert after.runner == "warm" and set(after.outcomes.values()) == {"passed"}  # nothing leaked
+    finally:
+        runner.close()
+
+
+CLASSES = '''
+import abc
+
+
+class Base(abc.ABC):
+    @abc.abstractmethod
+    def size(self): ...
+
+
+class Sized(Base):
+    def size(self):
+        return 1
+
+    def __len__(self):
+        return self.size()
+
+    def label(self):
+        return "sized"
+
+    def __eq__(self, other):
+        return True
+
+
+class Child(Sized):
+    pass
+
+
+class Plain:
+    def get(self):
+        return 1
+
+
+class Keeper(Plain):
+    def get(self):
+        return 2
+
+    def name(self):
+        return "keeper"
+
+
+KEPT = {"getter": Keeper.get}
+'''
+
+CLASSES_TESTS = '''
+import collections.abc
+
+import lib
+
+AT_IMPORT = None
+
+
+def test_len():
+    assert len(lib.Sized()) == 1
+
+
+def test_sized_abc():
+    assert isinstance(lib.Child(), collections.abc.Sized)
+
+
+def test_child():
+    assert lib.Child().size() == 1
+
+
+def test_label():
+    assert lib.Child().label() == "sized"
+
+
+def test_keep():
+    assert lib.KEPT["getter"](lib.Keeper()) == 2 and lib.Keeper().get() == 2
+
+
+def test_eq():
+    assert lib.Sized() == lib.Sized()
+'''
+
+
+def test_removed_methods_run_warm_when_a_live_class_can_show_it(tmp_path):
+    """class_rm_funcs mutants: a removed method is deleted from the live class (abstract
+    methods recomputed) — same outcomes as new processes. Runs fresh, with the reason, when
+    something before the fork could have seen the method: another object took it at import
+    (a default argument), class creation reads it (``__eq__``), its removal uncovers an
+    abstract method, or an isinstance check at import cached the class."""
+    repo, env = _project(tmp_path, CLASSES, CLASSES_TESTS)
+    ids = tuple(f"tests/test_it.py::test_{n}" for n in ("child", "eq", "keep", "label", "len", "sized_abc"))
+
+    def without(method, cls="Sized"):
+        start = CLASSES.index(f"    def {method}(", CLASSES.index(f"class {cls}"))
+        return CLASSES[:start] + CLASSES[CLASSES.find("\n\n", start) + 2:]
+
+    at_import = "AT_IMPORT = isinstance(lib.Child(), collections.abc.Sized)"
+    cases = [("__len__", "", "warm", {"len", "sized_abc"}), ("label", "", "warm", {"label"}),
+             ("__len__", at_import, "an isinstance or issubclass check saw Sized", {"len", "sized_abc"}),
+             ("size", "", "leaves an abstract method", {"child", "eq", "label", "len", "sized_abc"}),
+             ("__eq__", "", "decorated, bound twice or special", {"eq"}),
+             ("get", "", "referred to from elsewhere", {"keep"})]
+    for n, (method, import_line, runner_kind, failing) in enumerate(cases):
+        (repo / "tests" / "test_it.py").write_text(CLASSES_TESTS.replace("AT_IMPORT = None", import_line or "X = 1"))
+        runner = WarmRunner(env, repo, tmp_path / f"warm{n}")
+        try:
+            warm, fresh = _warm_and_fresh(runner, env, repo, tmp_path, method,
+                                          without(method, "Keeper" if method == "get" else "Sized"), ids)
+            assert runner_kind in warm.runner, (method, warm.runner)
+            assert _not_passed(fresh) == failing, method
+            after = runner(TestJob("p", str(repo), str(tmp_path / "jobs"), {"lib.py": CLASSES}, ids))
+            assert set(after.outcomes.values()) == {"passed"}  # nothing leaked into the next child
+        finally:
+            runner.close()
+
+
+SHELF = '''
+class Registry:
+    names = []
+
+    def __init_subclass__(cls):
+        Registry.names.append([n for n in vars(cls) if not n.startswith("__")])
+
+
+class Shelf:
+    """A shelf."""
+
+    size = 3
+
+    def first(self):
+        return "first"
+
+    def second(self):
+        return "second"
+
+    @property
+    def label(self):
+        return "shelf"
+
+    @label.setter
+    def label(self, value):
+        raise AttributeError(value)
+
+
+class Listed(Registry):
+    def one(self):
+        return 1
+
+    def two(self):
+        return 2
+'''
+
+SHELF_TESTS = '''
+import inspect
+
+import lib
+
+
+def test_order():
+    assert [n for n in vars(lib.Shelf) if not n.startswith("__")] == ["size", "first", "second", "label"]
+
+
+def test_lines():
+    assert inspect.getsourcelines(lib.Shelf.first)[1] == 14
+
+
+def test_calls():
+    assert lib.Shelf().first() + lib.Shelf().second() == "firstsecond"
+
+
+def test_listed():
+    assert lib.Registry.names == [["one", "two"]]
+'''
+
+
+def _swap(text, a, b):
+    """``text`` with the method blocks starting at the (unique) lines ``a`` and ``b`` swapped."""
+    def block(start):
+        end = text.find("\n\n", start)
+        return text[start:end if end >= 0 else len(text.rstrip("\n"))]
+    first, second = sorted((text.index(a), text.index(b)))
+    one, two = block(first), block(second)
+    return text[:first] + two + text[first + len(one):second] + one + text[second + len(two):]
+
+
+def test_reordered_methods_run_warm_with_the_new_class_order_and_lines(tmp_path):
+    """class_shuffle_funcs mutants: the live class's namespace takes the order a new class
+    would have and the moved methods their new line numbers, so even tests that look at the
+    order or the lines agree with new processes; a reordering that changes what a name is
+    bound to (a property and its setter) or that an ``__init_subclass__`` saw runs fresh."""
+    repo, env = _project(tmp_path, SHELF, SHELF_TESTS)
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    ids = tuple(f"tests/test_it.py::test_{n}" for n in ("calls", "lines", "listed", "order"))
+    cases = {"methods": (_swap(SHELF, "    def first(", "    def second("), "warm", {"lines", "order"}),
+             "property": (_swap(SHELF, "    @property", "    @label.setter"), "bound twice", set()),  # no import
+             "subclass hook": (_swap(SHELF, "    def one(", "    def two("), "__init_subclass__", {"listed"})}
+    try:
+        for name, (text, kind, failing) in cases.items():
+            warm, fresh = _warm_and_fresh(runner, env, repo, tmp_path, name, text, ids)
+            assert kind in warm.runner, (name, warm.runner)
+            assert _not_passed(fresh) == failing, name
+        after = runner(TestJob("p", str(repo), str(tmp_path / "jobs"), {"lib.py": SHELF.replace('"first"', '"1st"')},
+                               ids))
+        assert after.runner == "warm" and _not_passed(after) == {"calls"}
+    finally:
+        runner.close()

@@ -4,12 +4,15 @@ and forks a child per job (the worker side is ``gen09_warm.py``).
 The mechanism, and its limits. A job's mutation reaches the child by swapping code objects:
 the mutated file is compiled and each function whose code changed gets the new code on
 its live function objects (the file is also written, for subprocesses a test starts, and
-restored after the child). That is sound only for
-changes inside function bodies of modules the collected suite imported, so the worker
-hands back every other job — module or class-level changes (decorators, defaults,
-signatures, class bodies), added or removed definitions, changed closures or nested
-functions, functions the suite never imported — and a worker with threads running after
-collection refuses all jobs. Coverage runs, whole-suite runs and multi-file jobs never use
+restored after the child). Beyond function bodies the worker carries only changes a live
+object can show exactly as a new import would: typeguard-instrumented functions
+(re-instrumented by typeguard's own transformer), literal defaults and postponed
+annotations of undecorated functions, removed methods nothing saw before the fork, and
+methods reordered in a class (its namespace put in the new order). It hands back every
+other job — other module or class-level changes, added definitions, changed closures or
+nested functions, functions the suite never imported or that ran at import — and a
+worker with threads running after collection refuses all jobs (``gen09_warm.py`` lists
+the rules). Coverage runs, whole-suite runs and multi-file jobs never use
 it. Each handed-back job runs as a fresh ``python -m pytest`` process would — forked from
 a fork server that has imported pytest and nothing of the repository (``prefork.py``), or,
 without ``fork`` or when that server cannot start, in a new process — and the reason is
