@@ -105,13 +105,15 @@ class TestRun:
 
 def install_plugin(folder: Path, warm: bool = False) -> Path:
     """Copy gen09's pytest plugin and the outcome reader (and, with ``warm``, the warm-worker
-    plugin) into ``folder``; returns it, absolute (test processes run in other folders)."""
+    plugin, its swap planner and the fork server) into ``folder``; returns it, absolute
+    (test processes run in other folders)."""
     folder = Path(folder).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     here = Path(__file__).parent
     shutil.copyfile(here / "gen09_pytest.py", folder / "gen09_pytest.py")
     if warm:
         shutil.copyfile(here / "gen09_warm.py", folder / "gen09_warm.py")
+        shutil.copyfile(here / "gen09_swap.py", folder / "gen09_swap.py")
         shutil.copyfile(here / "gen09_prefork.py", folder / "gen09_prefork.py")
     shutil.copyfile(here / "outcomes.py", folder / "gen09_outcomes.py")
     return folder

@@ -1,0 +1,524 @@
+"""What a mutated file changes in a live interpreter, and how a forked child takes it on
+(used by the warm worker, ``gen09_warm.py``).
+
+``swap_plan`` compares the pristine and the mutated text of one file and answers what the
+child must do so that the objects the collected suite imported behave as a new import of
+the mutated file would: every function whose code changed gets its new code object on its
+live function objects (``f.__code__ = ...``), moved functions their new line numbers; a
+function typeguard's ``@typechecked`` rewrote at import gets what typeguard's own
+transformer makes of the mutated file (after checking that it remakes the live code from
+the pristine file exactly); undecorated functions whose literal defaults, or postponed
+(``from __future__ import annotations``) annotations, changed get their new
+``__defaults__``/``__kwdefaults__``/``__annotations__``; a removed method is deleted from
+its live class (abstract methods recomputed); a class whose methods were only reordered
+gets its namespace in the order a new class would have. ``take_on`` does it in the child.
+
+A mutation the swap cannot carry soundly is answered ``fallback`` with the reason, before
+any fork: any other change outside function bodies (module or class-level code,
+decorators, non-literal defaults, evaluated annotations), a definition added, a function
+or a decorated or special method removed, a changed nested function or closure, a
+function the collected suite never imported, a function rewritten at import by a
+decorator other than typeguard's, a function that ran at import or collection time (a
+decorator factory, a parametrize list: what it made would not be remade; known from the
+pristine coverage run's import-time lines when the caller passes them in
+``$GEN09_WARM_RAN``, else from a profile hook noting every call until the first fork), a
+removed method that something could have seen before the fork (another object holds it,
+an ABC cached the class, it uncovers an abstract method), a class with a metaclass or an
+``__init_subclass__`` in its or a subclass's MRO.
+The caller then runs that job in a fresh process. Standard library only.
+"""
+
+import abc
+import ast
+import gc
+import json
+import os
+import sys
+import types
+
+CO_NEWLOCALS = 0x0002  # set on function code objects, not on module or class bodies
+CO_FUTURE_ANNOTATIONS = 0x1000000  # the module said ``from __future__ import annotations``
+_index = {}
+_pristine = {}  # (file, its text) -> its compiled code table (see swap_plan)
+_abcs = []  # every ABC alive at the first fork (gc.get_objects() does not list frozen objects)
+_instrumented = {}  # (file, its text, qualname) -> what typeguard made of that function, or None
+_ran = set()  # code objects that ran before the first fork: swapping them would not replay that
+# {file relative to the root: [lines]} that ran outside any test in the pristine coverage run,
+# when the caller has them ($GEN09_WARM_RAN): then no profile hook is needed (it slows collection 2-3x)
+_RAN_LINES_FILE = os.environ.get("GEN09_WARM_RAN")
+_ran_lines = {}
+
+
+def _note(frame, event, arg):
+    if event == "call":
+        _ran.add(frame.f_code)
+
+
+# From this module's import (by the plugin, before conftest files, the package and collection)
+# on, every Python function that runs is noted: its effects (a decorator's closures, a
+# registry, a parametrize list) already exist in the worker, and new code swapped in would
+# not redo them.
+if not _RAN_LINES_FILE:
+    sys.setprofile(_note)
+
+
+def prepare():
+    """In the worker, after collection and before the first fork: stop noting calls, read
+    the import-time lines the caller passed, index the live functions and ABCs."""
+    sys.setprofile(None)
+    if _RAN_LINES_FILE:
+        with open(_RAN_LINES_FILE, encoding="utf-8") as handle:
+            _ran_lines.update({rel: set(lines) for rel, lines in json.load(handle).items()})
+    _live()
+
+
+def take_on(plan):
+    """In the child: make the live objects what ``swap_plan`` planned."""
+    for live, new_code, attributes in plan["functions"]:
+        for function in live:
+            if new_code is not None:
+                function.__code__ = new_code
+            for name, value in attributes.items():
+                if name == "__annotations__":  # in place: a functools.wraps copy shares the dict
+                    function.__annotations__.clear()
+                    function.__annotations__.update(value)
+                else:
+                    setattr(function, name, value)
+    _remove_methods(plan["removed"])
+    _reorder(plan["reordered"])
+
+
+def _ran_before_fork(live, code, rel):
+    """Whether the function of ``code`` (the pristine one) ran before the first fork: from
+    the pristine run's import-time lines when known, else from the profile hook's notes."""
+    if not _RAN_LINES_FILE:
+        return any(function.__code__ in _ran for function in live)
+    body = {line for _, _, line in code.co_lines() if line} - {code.co_firstlineno}
+    return not body or bool(body & _ran_lines.get(rel, set()))  # a one-line function: not known
+
+
+def _signature(code, deep):
+    consts = []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            consts.append(_signature(const, True) if deep else "<code>")
+        else:
+            consts.append(repr(const))
+    return (code.co_code, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars, code.co_flags,
+            code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, tuple(consts))
+
+
+def _walk(code, table):
+    """``{qualname: code}`` of the module and class bodies and of the functions defined
+    directly in them (a function's nested code belongs to its own signature)."""
+    table[code.co_qualname] = code
+    if code.co_flags & CO_NEWLOCALS:
+        return table
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _walk(const, table)
+    return table
+
+
+def swap_plan(filename, old_text, new_text, rel):
+    """``(plan, "")`` when the worker can carry the change, else ``(None, reason)``; ``rel``
+    is the file relative to the root. The plan: ``functions``, ``[(live functions, new code
+    or None, {attribute: new value})]`` — bodies, and what undecorated definitions changed
+    outside their bodies (literal defaults; annotations where they are postponed) — and
+    ``removed``, ``[(live class, method name)]``."""
+    try:
+        key = (filename, old_text)  # the same pristine file comes back job after job
+        if key not in _pristine:
+            _pristine[key] = _walk(compile(old_text, filename, "exec", dont_inherit=True), {})
+        old = _pristine[key]
+        new = _walk(compile(new_text, filename, "exec", dont_inherit=True), {})
+    except (SyntaxError, ValueError) as exc:
+        return None, f"does not compile: {exc}"
+    if set(new) - set(old):
+        return None, "a definition was added"
+    removed = sorted(set(old) - set(new))
+    outside = {}
+    level = [n for n, c in new.items()
+             if not c.co_flags & CO_NEWLOCALS and _signature(c, False) != _signature(old[n], False)]
+    if removed or level:
+        outside = _outside_bodies(filename, old_text, new_text, removed)
+        if isinstance(outside, str):
+            return None, outside or f"module or class-level code changed ({(level or removed)[0]})"
+    plan = {"functions": [], "removed": [], "reordered": []}
+    for name in removed:
+        target, reason = _removable(filename, old[name], rel)
+        if reason:
+            return None, reason
+        plan["removed"].append(target)
+    for name, order in outside.pop("", {}).items():
+        target, reason = _reorderable(filename, name, order)
+        if reason:
+            return None, reason
+        plan["reordered"].append(target)
+    for name, code in new.items():
+        if not code.co_flags & CO_NEWLOCALS:
+            continue
+        body = _signature(code, True) != _signature(old[name], True)
+        if not body and name not in outside:
+            if _lines(code) != _lines(old[name]):  # moved: tracebacks show the new lines
+                same = [f for f in _live().get((os.path.realpath(filename), name), [])
+                        if _signature(f.__code__, True) == _signature(old[name], True)]
+                if same:
+                    plan["functions"].append((same, code, {}))
+            continue
+        if body and code.co_freevars != old[name].co_freevars:
+            return None, f"the closure of {name} changed"
+        live = _live().get((os.path.realpath(filename), name), [])
+        if not live:
+            return None, f"{name} was never imported by the collected suite"
+        if _ran_before_fork(live, old[name], rel):
+            return None, f"{name} ran at import or collection time"
+        plain = [f for f in live if _signature(f.__code__, True) == _signature(old[name], True)]
+        rewritten = [f for f in live if _signature(f.__code__, True) != _signature(old[name], True)]
+        if rewritten and body:
+            made, reason = _retypechecked(rewritten, old_text, new_text, old[name], code)
+            if reason:
+                return None, reason
+            plan["functions"].append((rewritten, made, outside.get(name, {})))
+        elif rewritten:
+            plan["functions"].append((rewritten, None, outside.get(name, {})))
+        if plain:
+            moved = body or _lines(code) != _lines(old[name])
+            plan["functions"].append((plain, code if moved else None, outside.get(name, {})))
+    if not any(plan.values()):
+        return None, "no function's code changed"
+    return plan, ""
+
+
+def _lines(code):
+    return code.co_firstlineno, code.co_linetable
+
+
+def _body_defs(tree):
+    """``{qualname: (def node, the body holding it)}`` of the functions and classes defined
+    directly in module and class bodies."""
+    found, todo = {}, [("", tree.body, node) for node in tree.body]
+    while todo:
+        prefix, body, node = todo.pop()
+        if isinstance(node, ast.ClassDef):
+            found[prefix + node.name] = (node, body)
+            todo += [(f"{prefix}{node.name}.", node.body, child) for child in node.body]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found[prefix + node.name] = (node, body)
+    return found
+
+
+def _statement_names(node):
+    """The names a statement of a module or class body binds there."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
+def _bound_names(body):
+    """How many times each name is bound by the statements of ``body`` (not inside them)."""
+    counts = {}
+    for node in body:
+        for name in _statement_names(node):
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _outside_bodies(filename, old_text, new_text, removed):
+    """What changed outside function bodies, when that is all carried by attributes of
+    undecorated functions or by removed methods: ``{qualname: {attribute: new value}}``
+    (``__defaults__`` / ``__kwdefaults__`` when old and new defaults are literals,
+    ``__annotations__`` when the module postpones annotations, as the compiler makes them).
+    Otherwise the reason (a str; "" for the generic one). Both texts are compared compiled
+    with those differences and the removed methods taken out, so nothing else may differ."""
+    trees = [ast.parse(old_text), ast.parse(new_text)]
+    defs = [_body_defs(tree) for tree in trees]
+    for name in removed:
+        node, body = defs[0].get(name, (None, None))
+        parent = name.rpartition(".")[0]
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not isinstance(
+                defs[0].get(parent, (None,))[0], ast.ClassDef):
+            return f"{name} was removed and is not a method"
+        if node.decorator_list or _bound_names(body)[node.name] != 1 or node.name in _KEEP_METHODS:
+            return f"{name} was removed and is decorated, bound twice or special to class creation"
+        body.remove(node)
+    changed, postponed = {"": {}}, False
+    for name, (node, _) in defs[1].items():
+        if isinstance(node, ast.ClassDef) and isinstance(defs[0][name][0], ast.ClassDef):
+            order = _shuffled(defs[0][name][0], node)
+            if isinstance(order, str):
+                return order
+            if order:
+                changed[""][name] = order
+    for name, (node, _) in defs[1].items():
+        before = defs[0][name][0]
+        if isinstance(node, ast.ClassDef) or (_annotations(before), _defaults(before)) == (
+                _annotations(node), _defaults(node)):
+            continue
+        if node.decorator_list or before.decorator_list:
+            return ""  # a decorator may have read them at import
+        changed[name] = attributes = {}
+        if _annotations(before) != _annotations(node):
+            postponed = True
+            attributes["__annotations__"] = _compiled_annotations(node)
+        if _defaults(before) != _defaults(node):
+            args = node.args
+            try:
+                for default in (*_defaults_nodes(before), *_defaults_nodes(node)):
+                    ast.literal_eval(default)
+            except ValueError:
+                return ""  # a default that is not a literal is evaluated at import
+            keyword = {a.arg: ast.literal_eval(d)
+                       for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d}
+            attributes.update(__defaults__=tuple(map(ast.literal_eval, args.defaults)) or None,
+                              __kwdefaults__=keyword or None)
+    for table in defs:
+        for node, _ in table.values():
+            if not isinstance(node, ast.ClassDef):
+                _strip_signature(node)
+    try:
+        codes = [compile(tree, filename, "exec", dont_inherit=True) for tree in trees]
+    except (SyntaxError, ValueError):
+        return ""
+    if postponed and not codes[1].co_flags & CO_FUTURE_ANNOTATIONS:
+        return ""  # annotations are evaluated at definition time: running them could do anything
+    tables = [_walk(code, {}) for code in codes]
+    if set(tables[0]) != set(tables[1]):
+        return ""
+    for name, code in tables[1].items():
+        if not code.co_flags & CO_NEWLOCALS and _signature(code, False) != _signature(tables[0][name], False):
+            return ""
+    return changed
+
+
+# methods whose removal a live class cannot show as a new class would: read at class creation
+# (``__eq__`` without ``__hash__`` makes ``__hash__ = None``), or not a plain slot
+_KEEP_METHODS = {"__eq__", "__hash__", "__new__", "__init_subclass__", "__subclasshook__", "__set_name__",
+                 "__class_getitem__", "__mro_entries__", "__prepare__", "__instancecheck__",
+                 "__subclasscheck__"}
+
+
+_PURE_DECORATORS = {"staticmethod", "classmethod", "property", "abstractmethod", "abc.abstractmethod"}
+
+
+def _shuffled(before, after):
+    """When class ``after`` is class ``before`` with methods in another order (each moved
+    one bound once, undecorated or with pure built-in decorators): every name the new body
+    binds, in the order it first binds them, after putting ``after``'s body back in the old
+    order; None when the bodies are not a reordering; a reason when it cannot be carried."""
+    old, new = [ast.dump(n) for n in before.body], [ast.dump(n) for n in after.body]
+    if old == new or sorted(old) != sorted(new):
+        return None
+    moved = [n for a, b, n in zip(old, new, after.body, strict=True) if a != b]
+    if any(not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in moved):
+        return f"statements of {before.name} other than methods moved"
+    counts = _bound_names(before.body)
+    if after.decorator_list or any(
+            counts[n.name] != 1 or any(ast.unparse(d) not in _PURE_DECORATORS for d in n.decorator_list)
+            for n in moved):
+        return f"the reordered methods of {before.name} are bound twice or decorated"
+    order = list(dict.fromkeys(name for node in after.body for name in _statement_names(node)))
+    after.body[:] = [after.body[new.index(dump)] for dump in old]
+    return order
+
+
+def _arguments(node):
+    args = node.args
+    return [a for a in (*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg) if a]
+
+
+def _annotations(node):
+    return [ast.dump(a.annotation) if a.annotation else "" for a in _arguments(node)] + [
+        ast.dump(node.returns) if node.returns else ""]
+
+
+def _defaults_nodes(node):
+    return [d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None]
+
+
+def _defaults(node):
+    return [ast.dump(d) for d in _defaults_nodes(node)]
+
+
+def _strip_signature(node):
+    """Annotations out, each default value replaced by None (how many there are still counts)."""
+    for arg in _arguments(node):
+        arg.annotation = None
+    node.returns = None
+    node.args.defaults = [ast.copy_location(ast.Constant(None), d) for d in node.args.defaults]
+    node.args.kw_defaults = [d and ast.copy_location(ast.Constant(None), d) for d in node.args.kw_defaults]
+
+
+def _compiled_annotations(node):
+    """The ``__annotations__`` a postponed-annotations module gives the function ``node``:
+    the same compiler on a copy with no body, decorators or default values."""
+    function = ast.parse(ast.unparse(node)).body[0]  # a fresh copy
+    function.decorator_list, function.body, function.name = [], [ast.Pass()], "stub"
+    function.args.defaults = [ast.Constant(None) for _ in function.args.defaults]
+    function.args.kw_defaults = [d and ast.Constant(None) for d in function.args.kw_defaults]
+    module = ast.Module([ast.ImportFrom("__future__", [ast.alias("annotations")], 0), function], [])
+    namespace = {}
+    exec(compile(ast.fix_missing_locations(module), "<annotations>", "exec", dont_inherit=True), namespace)
+    return namespace["stub"].__annotations__
+
+
+def _live_class(filename, qualname):
+    """The live class ``qualname`` of the module at ``filename``, or None."""
+    module = _module_of(filename)
+    cls = module
+    for part in qualname.split("."):
+        cls = getattr(cls, part, None)
+    name = getattr(module, "__name__", None)
+    if isinstance(cls, type) and (cls.__qualname__, cls.__module__) == (qualname, name):
+        return cls
+    return None
+
+
+def _creation_hooks(cls):
+    """Whether class creation ran code of the class's own or of its subclasses': a
+    metaclass other than ``type``/``ABCMeta`` or an ``__init_subclass__`` in an MRO."""
+    classes = _with_subclasses([cls])
+    return any(type(k) not in (type, abc.ABCMeta) for k in classes) or any(
+        "__init_subclass__" in vars(b) for k in classes for b in k.__mro__[:-1])
+
+
+def _reorderable(filename, qualname, order):
+    """``((live class, its namespace dict, the key order a new class would have), "")``
+    when the class's methods were only reordered, else ``(None, reason)``."""
+    cls = _live_class(filename, qualname)
+    if cls is None:
+        return None, f"the reordered class {qualname} was not imported by the collected suite"
+    if _creation_hooks(cls):
+        return None, f"{qualname} or a subclass has a metaclass or an __init_subclass__"
+    found = [d for d in gc.get_referents(cls.__dict__) if isinstance(d, dict)]
+    if len(found) != 1 or any(name not in found[0] for name in order):
+        return None, f"the namespace of {qualname} cannot be reordered"
+    bound = iter(order)
+    keys = [next(bound) if key in order else key for key in found[0]]  # the body's names, new order
+    method = next(key for key in keys if isinstance(found[0][key], types.FunctionType))
+    return (cls, found[0], keys, method), ""
+
+
+def _reorder(reordered):
+    """In the child: put each class's namespace in the order a new class would have (its
+    keys and values unchanged), then have the type drop what it cached about it."""
+    for cls, namespace, keys, method in reordered:
+        items = {key: namespace[key] for key in keys}
+        namespace.clear()
+        namespace.update(items)
+        setattr(cls, method, items[method])  # an assignment makes the type forget what it cached
+
+
+def _removable(filename, code, rel):
+    """``((live class, method name), "")`` when deleting the method from its live class
+    shows the tests what a class created without it would, else ``(None, reason)``.
+
+    Refused when something before the fork could have seen the method: it ran; another
+    object holds it (a default argument such as ``cache_getitem=Cache.__getitem__``); the
+    class or a subclass has a metaclass other than ``type``/``ABCMeta`` or an
+    ``__init_subclass__`` in its MRO; an ABC's isinstance cache holds one of them; or the
+    removal uncovers an abstract method (instances made at import would not exist)."""
+    parent, _, method = code.co_qualname.rpartition(".")
+    cls = _live_class(filename, parent)
+    if cls is None:
+        return None, f"the class of the removed {code.co_qualname} was not imported by the collected suite"
+    function = vars(cls).get(method)
+    if not isinstance(function, types.FunctionType) or _signature(function.__code__, True) != _signature(
+            code, True):
+        return None, f"{parent}.{method} is not the function its file defines"
+    if _ran_before_fork([function], code, rel):
+        return None, f"{code.co_qualname} ran at import or collection time"
+    # held by the class, the index of live functions, this frame and getrefcount's argument only
+    if sys.getrefcount(function) > 4:
+        return None, f"{code.co_qualname} is referred to from elsewhere (kept at import time)"
+    classes = _with_subclasses([cls])
+    if _creation_hooks(cls):
+        return None, f"{parent} or a subclass has a metaclass or an __init_subclass__ that saw {method}"
+    inherited = next((vars(k)[method] for k in cls.__mro__[1:] if method in vars(k)), None)
+    if getattr(inherited, "__isabstractmethod__", False):
+        return None, f"removing {code.co_qualname} leaves an abstract method"
+    for known in _abcs:
+        _, cache, negative, _ = abc._get_dump(known)
+        if any(ref() in classes for ref in cache | negative):
+            return None, f"an isinstance or issubclass check saw {parent} or a subclass before the fork"
+    return (cls, method), ""
+
+
+def _with_subclasses(classes):
+    found, todo = set(), list(classes)
+    while todo:
+        cls = todo.pop()
+        if cls not in found:
+            found.add(cls)
+            todo += type.__subclasses__(cls)
+    return found
+
+
+def _module_of(filename):
+    real = os.path.realpath(filename)
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and os.path.realpath(path) == real:
+            return module
+    return None
+
+
+def _remove_methods(removed):
+    """In the child: delete the methods, then recompute the abstract methods of their
+    classes and subclasses, as creating them without the methods would."""
+    for cls, method in removed:
+        delattr(cls, method)
+    for cls in sorted(_with_subclasses([c for c, _ in removed]), key=lambda c: len(c.__mro__)):
+        abc.update_abstractmethods(cls)  # bases before subclasses
+
+
+def _typechecked(filename, text, qualname, firstlineno):
+    """The code typeguard's ``@typechecked`` makes of the function ``qualname`` (whose code
+    starts on ``firstlineno``) when the module's text is ``text`` — typeguard's own
+    transformer on the whole module, as its ``instrument()`` does at import — or None."""
+    transformer = sys.modules.get("typeguard._transformer")
+    decorators = sys.modules.get("typeguard._decorators")
+    if transformer is None or decorators is None:
+        return None
+    path = [part for part in qualname.split(".") if part != "<locals>"]
+    try:
+        tree = ast.parse(text)
+        instrumentor = transformer.TypeguardTransformer(path, firstlineno)
+        instrumentor.visit(tree)
+        if not instrumentor.target_node or instrumentor.target_lineno is None:
+            return None
+        module = compile(tree, filename, "exec", dont_inherit=True)
+        return decorators.find_target_function(module, path, instrumentor.target_lineno)
+    except Exception:  # a typeguard this code does not know: the job runs fresh
+        return None
+
+
+def _retypechecked(rewritten, old_text, new_text, old_code, new_code):
+    """``(code, "")``: what typeguard makes of the mutated function, when the live code is
+    exactly what typeguard made of the pristine one (so a new import would instrument the
+    mutant the same way); else ``(None, reason)``."""
+    name, filename = old_code.co_qualname, rewritten[0].__code__.co_filename
+    key = (filename, old_text, name)
+    if key not in _instrumented:
+        _instrumented[key] = _typechecked(filename, old_text, name, old_code.co_firstlineno)
+    before = _instrumented[key]
+    if before is None or any(_signature(f.__code__, True) != _signature(before, True) for f in rewritten):
+        return None, f"the code of {name} was rewritten after import by a decorator other than typeguard's"
+    after = _typechecked(filename, new_text, name, new_code.co_firstlineno)
+    if after is None or after.co_freevars != before.co_freevars:
+        return None, f"typeguard does not instrument the mutated {name} as it did the original"
+    return after, ""
+
+
+def _live():
+    if not _index:
+        real = {}  # co_filename -> its real path (one lookup per file, not per function)
+        for obj in gc.get_objects():
+            if isinstance(obj, types.FunctionType):
+                code = obj.__code__
+                if code.co_filename not in real:
+                    real[code.co_filename] = os.path.realpath(code.co_filename)
+                _index.setdefault((real[code.co_filename], code.co_qualname), []).append(obj)
+            elif isinstance(obj, abc.ABCMeta):
+                _abcs.append(obj)
+    return _index
