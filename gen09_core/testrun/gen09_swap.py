@@ -395,18 +395,17 @@ def _reorderable(filename, qualname, order):
         return None, f"the namespace of {qualname} cannot be reordered"
     bound = iter(order)
     keys = [next(bound) if key in order else key for key in found[0]]  # the body's names, new order
-    method = next(key for key in keys if isinstance(found[0][key], types.FunctionType))
-    return (cls, found[0], keys, method), ""
+    return (cls, found[0], keys, order[0]), ""
 
 
 def _reorder(reordered):
     """In the child: put each class's namespace in the order a new class would have (its
     keys and values unchanged), then have the type drop what it cached about it."""
-    for cls, namespace, keys, method in reordered:
+    for cls, namespace, keys, name in reordered:
         items = {key: namespace[key] for key in keys}
         namespace.clear()
         namespace.update(items)
-        setattr(cls, method, items[method])  # an assignment makes the type forget what it cached
+        setattr(cls, name, items[name])  # an assignment makes the type forget what it cached
 
 
 def _removable(filename, code, rel):
