@@ -474,7 +474,9 @@ def _remove_methods(removed):
 def _typechecked(filename, text, qualname, firstlineno):
     """The code typeguard's ``@typechecked`` makes of the function ``qualname`` (whose code
     starts on ``firstlineno``) when the module's text is ``text`` — typeguard's own
-    transformer on the whole module, as its ``instrument()`` does at import — or None."""
+    transformer on the module, as its ``instrument()`` does at import — or None. The
+    definitions beside the function's own line of classes are left out first (a function's
+    code does not depend on them; on inflect the transformer's walk was most of the cost)."""
     transformer = sys.modules.get("typeguard._transformer")
     decorators = sys.modules.get("typeguard._decorators")
     if transformer is None or decorators is None:
@@ -482,6 +484,7 @@ def _typechecked(filename, text, qualname, firstlineno):
     path = [part for part in qualname.split(".") if part != "<locals>"]
     try:
         tree = ast.parse(text)
+        _keep_only_path(tree, path)
         instrumentor = transformer.TypeguardTransformer(path, firstlineno)
         instrumentor.visit(tree)
         if not instrumentor.target_node or instrumentor.target_lineno is None:
@@ -490,6 +493,21 @@ def _typechecked(filename, text, qualname, firstlineno):
         return decorators.find_target_function(module, path, instrumentor.target_lineno)
     except Exception:  # a typeguard this code does not know: the job runs fresh
         return None
+
+
+def _keep_only_path(tree, path):
+    """Drop the definitions of module and class bodies that are not on ``path`` (a function
+    nested in a function keeps its whole enclosing body: its siblings decide its closure)."""
+    body = tree.body
+    for name in path:
+        body[:] = [n for n in body if not isinstance(n, _DEFINITIONS) or n.name == name]
+        on_path = [n for n in body if isinstance(n, _DEFINITIONS) and n.name == name]
+        if len(on_path) != 1 or not isinstance(on_path[0], ast.ClassDef):
+            return
+        body = on_path[0].body
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _retypechecked(rewritten, old_text, new_text, old_code, new_code):
