@@ -124,8 +124,9 @@ def swap_plan(filename, old_text, new_text, rel):
     """``(plan, "")`` when the worker can carry the change, else ``(None, reason)``; ``rel``
     is the file relative to the root. The plan: ``functions``, ``[(live functions, new code
     or None, {attribute: new value})]`` — bodies, and what undecorated definitions changed
-    outside their bodies (literal defaults; annotations where they are postponed) — and
-    ``removed``, ``[(live class, method name)]``."""
+    outside their bodies (literal defaults; annotations where they are postponed) —
+    ``removed``, ``[(live class, method name)]``, and ``reordered``, ``[(live class, its
+    namespace dict, the key order a new class would have, a name to assign again)]``."""
     try:
         key = (filename, old_text)  # the same pristine file comes back job after job
         if key not in _pristine:
