@@ -39,7 +39,8 @@ import types
 CO_NEWLOCALS = 0x0002  # set on function code objects, not on module or class bodies
 CO_FUTURE_ANNOTATIONS = 0x1000000  # the module said ``from __future__ import annotations``
 _index = {}
-_pristine = {}  # (file, its text) -> its compiled code table (see swap_plan)
+_pristine = {}  # (file, its text) -> its compiled code table and its functions' signatures
+_modules = {}  # file -> its imported module (see _module_of)
 _abcs = []  # every ABC alive at the first fork (gc.get_objects() does not list frozen objects)
 _instrumented = {}  # (file, its text, qualname) -> what typeguard made of that function, or None
 _ran = set()  # code objects that ran before the first fork: swapping them would not replay that
@@ -130,28 +131,31 @@ def swap_plan(filename, old_text, new_text, rel):
     try:
         key = (filename, old_text)  # the same pristine file comes back job after job
         if key not in _pristine:
-            _pristine[key] = _walk(compile(old_text, filename, "exec", dont_inherit=True), {})
-        old = _pristine[key]
+            table = _walk(compile(old_text, filename, "exec", dont_inherit=True), {})
+            functions = {n: _signature(c, True) for n, c in table.items() if c.co_flags & CO_NEWLOCALS}
+            _pristine[key] = table, functions
+        old, signatures = _pristine[key]
         new = _walk(compile(new_text, filename, "exec", dont_inherit=True), {})
     except (SyntaxError, ValueError) as exc:
         return None, f"does not compile: {exc}"
     if set(new) - set(old):
         return None, "a definition was added"
     removed = sorted(set(old) - set(new))
-    outside = {}
+    outside, reorders = {}, {}
     level = [n for n, c in new.items()
              if not c.co_flags & CO_NEWLOCALS and _signature(c, False) != _signature(old[n], False)]
     if removed or level:
-        outside = _outside_bodies(filename, old_text, new_text, removed)
-        if isinstance(outside, str):
-            return None, outside or f"module or class-level code changed ({(level or removed)[0]})"
+        found = _outside_bodies(filename, old_text, new_text, removed)
+        if isinstance(found, str):
+            return None, found or f"module or class-level code changed ({(level or removed)[0]})"
+        outside, reorders = found
     plan = {"functions": [], "removed": [], "reordered": []}
     for name in removed:
         target, reason = _removable(filename, old[name], rel)
         if reason:
             return None, reason
         plan["removed"].append(target)
-    for name, order in outside.pop("", {}).items():
+    for name, order in reorders.items():
         target, reason = _reorderable(filename, name, order)
         if reason:
             return None, reason
@@ -159,32 +163,31 @@ def swap_plan(filename, old_text, new_text, rel):
     for name, code in new.items():
         if not code.co_flags & CO_NEWLOCALS:
             continue
-        body = _signature(code, True) != _signature(old[name], True)
-        if not body and name not in outside:
-            if _lines(code) != _lines(old[name]):  # moved: tracebacks show the new lines
-                same = [f for f in _live().get((os.path.realpath(filename), name), [])
-                        if _signature(f.__code__, True) == _signature(old[name], True)]
-                if same:
-                    plan["functions"].append((same, code, {}))
+        body = _signature(code, True) != signatures[name]
+        moved = body or _lines(code) != _lines(old[name])  # tracebacks show the new lines
+        if not moved and name not in outside:
+            continue
+        live = _live().get((os.path.realpath(filename), name), [])
+        plain = [f for f in live if _signature(f.__code__, True) == signatures[name]]
+        if not body and name not in outside:  # only moved: the same behaviour, wherever it ran
+            if plain:
+                plan["functions"].append((plain, code, {}))
             continue
         if body and code.co_freevars != old[name].co_freevars:
             return None, f"the closure of {name} changed"
-        live = _live().get((os.path.realpath(filename), name), [])
         if not live:
             return None, f"{name} was never imported by the collected suite"
         if _ran_before_fork(live, old[name], rel):
             return None, f"{name} ran at import or collection time"
-        plain = [f for f in live if _signature(f.__code__, True) == _signature(old[name], True)]
-        rewritten = [f for f in live if _signature(f.__code__, True) != _signature(old[name], True)]
-        if rewritten and body:
-            made, reason = _retypechecked(rewritten, old_text, new_text, old[name], code)
+        rewritten = [f for f in live if f not in plain]
+        if rewritten:
+            made, reason = None, ""
+            if body:
+                made, reason = _retypechecked(rewritten, old_text, new_text, old[name], code)
             if reason:
                 return None, reason
             plan["functions"].append((rewritten, made, outside.get(name, {})))
-        elif rewritten:
-            plan["functions"].append((rewritten, None, outside.get(name, {})))
         if plain:
-            moved = body or _lines(code) != _lines(old[name])
             plan["functions"].append((plain, code if moved else None, outside.get(name, {})))
     if not any(plan.values()):
         return None, "no function's code changed"
@@ -227,9 +230,10 @@ def _bound_names(body):
 
 def _outside_bodies(filename, old_text, new_text, removed):
     """What changed outside function bodies, when that is all carried by attributes of
-    undecorated functions or by removed methods: ``{qualname: {attribute: new value}}``
-    (``__defaults__`` / ``__kwdefaults__`` when old and new defaults are literals,
-    ``__annotations__`` when the module postpones annotations, as the compiler makes them).
+    undecorated functions, removed methods and reordered classes: ``({qualname: {attribute:
+    new value}}, {class qualname: its body's names in the new order})`` — the attributes are
+    ``__defaults__`` / ``__kwdefaults__`` when old and new defaults are literals and
+    ``__annotations__`` when the module postpones annotations, as the compiler makes them.
     Otherwise the reason (a str; "" for the generic one). Both texts are compared compiled
     with those differences and the removed methods taken out, so nothing else may differ."""
     trees = [ast.parse(old_text), ast.parse(new_text)]
@@ -243,14 +247,14 @@ def _outside_bodies(filename, old_text, new_text, removed):
         if node.decorator_list or _bound_names(body)[node.name] != 1 or node.name in _KEEP_METHODS:
             return f"{name} was removed and is decorated, bound twice or special to class creation"
         body.remove(node)
-    changed, postponed = {"": {}}, False
+    changed, reorders, postponed = {}, {}, False
     for name, (node, _) in defs[1].items():
         if isinstance(node, ast.ClassDef) and isinstance(defs[0][name][0], ast.ClassDef):
             order = _shuffled(defs[0][name][0], node)
             if isinstance(order, str):
                 return order
             if order:
-                changed[""][name] = order
+                reorders[name] = order
     for name, (node, _) in defs[1].items():
         before = defs[0][name][0]
         if isinstance(node, ast.ClassDef) or (_annotations(before), _defaults(before)) == (
@@ -289,7 +293,7 @@ def _outside_bodies(filename, old_text, new_text, removed):
     for name, code in tables[1].items():
         if not code.co_flags & CO_NEWLOCALS and _signature(code, False) != _signature(tables[0][name], False):
             return ""
-    return changed
+    return changed, reorders
 
 
 # methods whose removal a live class cannot show as a new class would: read at class creation
@@ -346,6 +350,11 @@ def _strip_signature(node):
     for arg in _arguments(node):
         arg.annotation = None
     node.returns = None
+    _blank_defaults(node)
+
+
+def _blank_defaults(node):
+    """Each default value of ``node`` replaced by None, in place (their number stays)."""
     node.args.defaults = [ast.copy_location(ast.Constant(None), d) for d in node.args.defaults]
     node.args.kw_defaults = [d and ast.copy_location(ast.Constant(None), d) for d in node.args.kw_defaults]
 
@@ -355,8 +364,7 @@ def _compiled_annotations(node):
     the same compiler on a copy with no body, decorators or default values."""
     function = ast.parse(ast.unparse(node)).body[0]  # a fresh copy
     function.decorator_list, function.body, function.name = [], [ast.Pass()], "stub"
-    function.args.defaults = [ast.Constant(None) for _ in function.args.defaults]
-    function.args.kw_defaults = [d and ast.Constant(None) for d in function.args.kw_defaults]
+    _blank_defaults(function)
     module = ast.Module([ast.ImportFrom("__future__", [ast.alias("annotations")], 0), function], [])
     namespace = {}
     exec(compile(ast.fix_missing_locations(module), "<annotations>", "exec", dont_inherit=True), namespace)
@@ -375,21 +383,20 @@ def _live_class(filename, qualname):
     return None
 
 
-def _creation_hooks(cls):
-    """Whether class creation ran code of the class's own or of its subclasses': a
-    metaclass other than ``type``/``ABCMeta`` or an ``__init_subclass__`` in an MRO."""
-    classes = _with_subclasses([cls])
+def _creation_hooks(classes):
+    """Whether creating any of ``classes`` (a class with its subclasses) ran code of their
+    own: a metaclass other than ``type``/``ABCMeta`` or an ``__init_subclass__`` in an MRO."""
     return any(type(k) not in (type, abc.ABCMeta) for k in classes) or any(
         "__init_subclass__" in vars(b) for k in classes for b in k.__mro__[:-1])
 
 
 def _reorderable(filename, qualname, order):
-    """``((live class, its namespace dict, the key order a new class would have), "")``
-    when the class's methods were only reordered, else ``(None, reason)``."""
+    """``((live class, its namespace dict, the key order a new class would have, a name to
+    assign again), "")`` when the class's methods were only reordered, else ``(None, reason)``."""
     cls = _live_class(filename, qualname)
     if cls is None:
         return None, f"the reordered class {qualname} was not imported by the collected suite"
-    if _creation_hooks(cls):
+    if _creation_hooks(_with_subclasses([cls])):
         return None, f"{qualname} or a subclass has a metaclass or an __init_subclass__"
     found = [d for d in gc.get_referents(cls.__dict__) if isinstance(d, dict)]
     if len(found) != 1 or any(name not in found[0] for name in order):
@@ -432,7 +439,7 @@ def _removable(filename, code, rel):
     if sys.getrefcount(function) > 4:
         return None, f"{code.co_qualname} is referred to from elsewhere (kept at import time)"
     classes = _with_subclasses([cls])
-    if _creation_hooks(cls):
+    if _creation_hooks(classes):
         return None, f"{parent} or a subclass has a metaclass or an __init_subclass__ that saw {method}"
     inherited = next((vars(k)[method] for k in cls.__mro__[1:] if method in vars(k)), None)
     if getattr(inherited, "__isabstractmethod__", False):
@@ -455,12 +462,13 @@ def _with_subclasses(classes):
 
 
 def _module_of(filename):
-    real = os.path.realpath(filename)
-    for module in list(sys.modules.values()):
-        path = getattr(module, "__file__", None)
-        if isinstance(path, str) and os.path.realpath(path) == real:
-            return module
-    return None
+    """The imported module of ``filename`` (looked up once per file: the worker's modules
+    do not change between jobs)."""
+    if filename not in _modules:
+        real = os.path.realpath(filename)
+        _modules[filename] = next((m for m in list(sys.modules.values()) if isinstance(
+            getattr(m, "__file__", None), str) and os.path.realpath(m.__file__) == real), None)
+    return _modules[filename]
 
 
 def _remove_methods(removed):

@@ -11,7 +11,7 @@ annotations of undecorated functions, removed methods nothing saw before the for
 methods reordered in a class (its namespace put in the new order). It hands back every
 other job — other module or class-level changes, added definitions, changed closures or
 nested functions, functions the suite never imported or that ran at import — and a
-worker with threads running after collection refuses all jobs (``gen09_warm.py`` lists
+worker with threads running after collection refuses all jobs (``gen09_swap.py`` lists
 the rules). Coverage runs, whole-suite runs and multi-file jobs never use
 it. Each handed-back job runs as a fresh ``python -m pytest`` process would — forked from
 a fork server that has imported pytest and nothing of the repository (``prefork.py``), or,
