@@ -29,7 +29,8 @@ def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, runners: 
     ``runners`` (task id → ``validate.Runner``) say where each task's tests run, each run
     bounded by ``timeout`` seconds. ``settings`` (``generate.Settings``) fixes output mode
     and token cap; each arm sets its own N and temperature. With a ``scratch`` folder, a
-    SWE-bench task's candidates run on warm workers (collect once, fork per candidate). An
+    SWE-bench task's candidates run on warm workers (collect once, fork per candidate), and
+    the pytest runs of Python bundle tasks' test.sh on the warm service. An
     ``executor`` other than the local one (the Ray one) runs every validation as its job
     instead, each in a fresh process."""
     from gen09_core import generate, intent
@@ -69,19 +70,24 @@ def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, runners: 
     by_task: dict[str, dict] = {}
     for key, job in () if remote else jobs.items():
         by_task.setdefault(key[0], {})[key] = job
-    for task_jobs in by_task.values():  # a task's warm workers end before the next task's start
-        task = next(iter(task_jobs.values()))[0]
-        runner = runners[task.id]
-        warm = warm_runner(runner, scratch)
-        try:
-            validated = LocalExecutor(workers).run(partial(_validate_one, task, runner, timeout, warm),
-                                                   task_jobs.items())
-            for key, verdict in validated:
-                verdicts[key] = verdict
-                tell("validate", len(verdicts), len(jobs))
-        finally:
-            if warm is not None:
-                warm.close()
+    service = bundle_service([t for t in tasks if t.id in by_task], runners, timeout, scratch)
+    try:
+        for task_jobs in by_task.values():  # a task's warm workers end before the next task's start
+            task = next(iter(task_jobs.values()))[0]
+            runner = runners[task.id]
+            warm = service if task.bundle is not None else warm_runner(runner, scratch)
+            try:
+                validated = LocalExecutor(workers).run(partial(_validate_one, task, runner, timeout, warm),
+                                                       task_jobs.items())
+                for key, verdict in validated:
+                    verdicts[key] = verdict
+                    tell("validate", len(verdicts), len(jobs))
+            finally:
+                if warm is not None and warm is not service:
+                    warm.close()
+    finally:
+        if service is not None:
+            service.close()
     results: dict[str, list[TaskResult]] = {arm.name: [] for arm in arm_list}
     for task, arm, gen, report in generated:
         results[arm.name].append(_score(task, arm, gen, report, verdicts))
@@ -91,6 +97,17 @@ def run_arms(tasks: list[Task], arm_list: list[Arm], client, registry, runners: 
 def _validate_one(task, runner, timeout, warm, item):
     key, (_, applied) = item
     return key, validate(task, runner, applied.files, timeout, warm=warm)
+
+
+def bundle_service(tasks, runners, timeout, scratch):
+    """The warm service for the bundle tasks' test.sh pytest runs (``verify_warm``), or None
+    (no bundle task of Python, no ``scratch``, no fork here)."""
+    from gen09_core.mutate.verify_warm import WarmVerify, available
+
+    bundles = [t.bundle for t in tasks if t.bundle is not None and runners[t.id].setup is None]
+    if scratch is None or not bundles or available():
+        return None
+    return WarmVerify(bundles, timeout)
 
 
 def warm_runner(runner, scratch):

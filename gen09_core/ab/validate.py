@@ -139,13 +139,14 @@ def validate(task: Task, runner: Runner, files, timeout: float = 900.0, gold: bo
              warm=None) -> Verdict:
     """Run the task's tests with ``files`` (``ChangedFile``s) written — or, with ``gold``,
     with the reference fix — and judge them by the outcome reader. ``warm`` (a
-    ``WarmRunner`` over the task's base folder) runs a SWE-bench task's job when it can."""
+    ``WarmRunner`` over the task's base folder) runs a SWE-bench task's job when it can; for a
+    bundle task it is the warm service (``verify_warm.WarmVerify``) of its test.sh's pytest run."""
     start = time.perf_counter()
     expected = set(task.fail_to_pass) | set(task.pass_to_pass)
     with tempfile.TemporaryDirectory(prefix="gen09-ab-") as tmp:
         if task.bundle is not None:
-            found, status, first_error, output = _run_bundle(task, runner, files, Path(tmp), timeout, gold)
-            used = "fresh"
+            found, status, first_error, output, used = _run_bundle(task, runner, files, Path(tmp), timeout,
+                                                                   gold, warm)
         else:
             found, status, first_error, output, used = _run_pytest(task, runner, files, Path(tmp), timeout,
                                                                    gold, warm)
@@ -163,11 +164,11 @@ def validate(task: Task, runner: Runner, files, timeout: float = 900.0, gold: bo
                    problem, not_passed, output if (not_passed or problem) else "", used)
 
 
-def _run_bundle(task, runner, files, tmp: Path, timeout, gold):
+def _run_bundle(task, runner, files, tmp: Path, timeout, gold, warm=None):
     from gen09_core.mutate.verify import run_trial
 
-    trial = run_trial(task.bundle, tmp, runner.python, gold, timeout, files, setup=runner.setup)
-    return trial.record.outcomes(), trial.status, trial.record.first_problem(), trial.output
+    trial = run_trial(task.bundle, tmp, runner.python, gold, timeout, files, setup=runner.setup, warm=warm)
+    return trial.record.outcomes(), trial.status, trial.record.first_problem(), trial.output, trial.runner
 
 
 def _run_pytest(task, runner, files, tmp: Path, timeout, gold, warm=None):

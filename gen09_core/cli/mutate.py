@@ -188,11 +188,16 @@ def _print_summary(summary: dict, out: Path) -> None:
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="Where bundles are verified: this machine, or a Ray cluster (gen09[ray]).")
 @click.option("--ray-address", default=None, help="The Ray cluster's address (default: RAY_ADDRESS).")
+@click.option("--runner", type=click.Choice(["warm", "fresh"]), default="warm", show_default=True,
+              help="How the pytest run inside each Python bundle's test.sh runs: warm (a worker per "
+                   "concurrent bundle that imported and collected the repository once forks per run; "
+                   "a run it cannot carry exactly runs fresh, the reason kept per trial) or fresh (a new "
+                   "interpreter every run). Ray and other ecosystems' bundles always run fresh.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--record", type=click.Path(dir_okay=False, path_type=Path),
               help="Append one JSON line per bundle to this file.")
 @children_end_with_us()
-def verify_command(bundles, python, timeout_sec, workers, executor, ray_address, as_json, record):
+def verify_command(bundles, python, timeout_sec, workers, executor, ray_address, runner, as_json, record):
     """Run each Harbor bundle's verifier locally, without Docker, in the environment the
     bundle ships: nop (reward must be 0) and oracle after solution/solve.sh (reward must
     be 1).
@@ -216,13 +221,31 @@ def verify_command(bundles, python, timeout_sec, workers, executor, ray_address,
         raise BadInput(f"--workers must be at least 1, got {workers}")
     by_bundle = {}
     pool = make_executor(executor, workers, ray_address)
+    warm = None
+    if runner == "warm":
+        from gen09_core.mutate.verify_warm import WarmVerify, available
+
+        why_not = available(executor)
+        if why_not:
+            click.echo(f"gen09 verify: every pytest run is fresh: {why_not}", err=True)
+        else:
+            warm = WarmVerify(found, timeout_sec)
     run_one = functools.partial(verify_bundle, python=python, timeout_sec=timeout_sec)
-    for number, result in enumerate(pool.run(run_one, found), 1):
-        lost = " (infrastructure)" if result.failure_class == "infrastructure" else ""
-        click.echo(f"gen09 verify: [{number}/{len(found)}] {Path(result.bundle).name}: "
-                   f"{'ok' if result.ok else 'FAILED'}{lost}", err=True)
-        by_bundle[result.bundle] = result
+    if warm is not None:
+        run_one = functools.partial(run_one, warm=warm)
+    try:
+        for number, result in enumerate(pool.run(run_one, found), 1):
+            lost = " (infrastructure)" if result.failure_class == "infrastructure" else ""
+            click.echo(f"gen09 verify: [{number}/{len(found)}] {Path(result.bundle).name}: "
+                       f"{'ok' if result.ok else 'FAILED'}{lost}", err=True)
+            by_bundle[result.bundle] = result
+    finally:
+        if warm is not None:
+            warm.close()
     results = [by_bundle[str(Path(b).resolve())] for b in found]
+    warm_trials = sum(part.split(" ", 1)[1] == "warm" for r in results for part in r.runners.split("; ")
+                      if " " in part)
+    click.echo(f"gen09 verify: {warm_trials} of {2 * len(results)} pytest runs warm", err=True)
     if record:
         with open(record, "a", encoding="utf-8") as handle:
             for r in results:

@@ -39,6 +39,7 @@ class Contrast:
     detail: str = ""
     python: str = ""
     environment: str = ""
+    runners: str = ""  # how each trial's pytest run ran: ``nop warm; oracle fresh: <why>``
 
     @property
     def ok(self) -> bool:
@@ -63,7 +64,7 @@ class Contrast:
         return {"bundle": self.bundle, "nop": self.nop, "oracle": self.oracle,
                 "hash_ok": self.hash_ok, "ok": self.ok, "failure_class": self.failure_class,
                 "seconds": round(self.seconds, 3), "detail": self.detail, "python": self.python,
-                "environment": self.environment}
+                "environment": self.environment, "runners": self.runners}
 
 
 def is_bundle(path: Path) -> bool:
@@ -94,8 +95,9 @@ def bundle_python(bundle: Path, python: str | None = None) -> tuple[str, str]:
     return cached_env(lock, Path(bundle) / "environment" / "repo"), f"lock {lock.digest()}"
 
 
-def verify_bundle(bundle: Path, python: str | None = None, timeout_sec: float = 900.0) -> Contrast:
-    """Run nop and oracle for one bundle in its shipped environment (or ``python``)."""
+def verify_bundle(bundle: Path, python: str | None = None, timeout_sec: float = 900.0, warm=None) -> Contrast:
+    """Run oracle and nop for one bundle in its shipped environment (or ``python``); with
+    ``warm`` (a ``verify_warm.WarmVerify``) their pytest runs go to its warm workers."""
     bundle = Path(bundle).resolve()
     from gen09_core.mutate.verify_command import bundle_toolchain, is_command_bundle
 
@@ -109,32 +111,38 @@ def verify_bundle(bundle: Path, python: str | None = None, timeout_sec: float = 
         python, source = bundle_python(bundle, python)
         interpreter = python
     with tempfile.TemporaryDirectory(prefix="gen09-verify-") as tmp:
-        nop, why_nop = _trial(bundle, Path(tmp) / "nop", python, False, timeout_sec, setup)
-        oracle, why_oracle = _trial(bundle, Path(tmp) / "oracle", python, True, timeout_sec, setup)
+        # the oracle first: a warm worker started by it has collected the pristine repository
+        oracle, why_oracle, ran_oracle = _trial(bundle, Path(tmp) / "oracle", python, True, timeout_sec,
+                                                setup, warm)
+        nop, why_nop, ran_nop = _trial(bundle, Path(tmp) / "nop", python, False, timeout_sec, setup, warm)
     detail = "; ".join(d for d in (why_nop if nop != 0 else "", why_oracle if oracle != 1 else "") if d)
     if not hash_ok:
         detail = "task hash does not match the bundle's files" + (f"; {detail}" if detail else "")
     return Contrast(str(bundle), nop, oracle, hash_ok, time.perf_counter() - start, detail, interpreter,
-                    source)
+                    source, f"nop {ran_nop}; oracle {ran_oracle}")
 
 
 @frozen
 class Trial:
     """One run of a bundle's verifier: the reward (None when none was written), the
     outcome record, how the run ended (``ok``, ``timeout``, ``crash``: the test session did
-    not finish, ``solve_failed``) and the tail of the test output."""
+    not finish, ``solve_failed``), the tail of the test output and how its pytest run ran
+    (``fresh``, ``warm``, ``fresh: <why the warm service handed it back>``)."""
 
     reward: float | None
     record: outcomes.Record
     status: str
     output: str
+    runner: str = "fresh"
 
 
 def run_trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: float, files=(),
-              setup=None) -> Trial:
+              setup=None, warm=None) -> Trial:
     """Copy the bundle's snapshot to ``root/app``, write ``files`` (``ChangedFile``s) over it,
     run ``solution/solve.sh`` when ``oracle``, then ``setup(app)`` when given (what the image
-    build does), then ``tests/test.sh`` with its paths redirected into ``root``."""
+    build does), then ``tests/test.sh`` with its paths redirected into ``root`` — its
+    interpreter ``warm``'s launcher when given (a Python bundle's pytest run is then served
+    warm when it can be)."""
     bundle = Path(bundle)
     app, logs = root / "app", root / "logs"
     shutil.copytree(bundle / "environment" / "repo", app, symlinks=True)
@@ -146,8 +154,10 @@ def run_trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: 
     (root / "tmp").mkdir()
     # the interpreter's folder first on PATH, as in the validation's venv (and the image): the
     # repository's console scripts are found; the test process gets a temp folder of its own
+    warm = warm if setup is None else None  # another ecosystem's bundle: no pytest to serve
     env = clean_env(GEN09_APP_DIR=str(app), GEN09_TESTS_DIR=str(bundle / "tests"), GEN09_LOG_DIR=str(logs),
-                    GEN09_PYTHON=python, TMPDIR=str(root / "tmp"))
+                    GEN09_PYTHON=warm.launcher(python) if warm else python, TMPDIR=str(root / "tmp"),
+                    **(warm.environment() if warm else {}))
     env["PATH"] = f"{Path(python).parent}{os.pathsep}{env.get('PATH', '')}"
     if oracle:
         done = run_limited(["bash", str(bundle / "solution" / "solve.sh")], root, env, timeout_sec,
@@ -169,18 +179,20 @@ def run_trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: 
     if done.status == "ok" and (logs / "reward.txt").exists():
         with contextlib.suppress(ValueError):
             reward = float((logs / "reward.txt").read_text().strip())
-    return Trial(reward, record, status, output)
+    return Trial(reward, record, status, output,
+                 warm.runner_of(logs / "outcomes.jsonl") if warm else "fresh")
 
 
-def _trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: float, setup=None):
-    """One trial: ``(reward or None, what went wrong with the tail of the test output)``."""
+def _trial(bundle: Path, root: Path, python: str, oracle: bool, timeout_sec: float, setup=None, warm=None):
+    """One trial: ``(reward or None, what went wrong with the tail of the test output, how
+    its pytest run ran)``."""
     kind = "oracle" if oracle else "nop"
-    trial = run_trial(bundle, root, python, oracle, timeout_sec, setup=setup)
+    trial = run_trial(bundle, root, python, oracle, timeout_sec, setup=setup, warm=warm)
     if trial.status == "timeout":
-        return None, f"{kind}: timed out after {timeout_sec:g}s; {trial.output}"
+        return None, f"{kind}: timed out after {timeout_sec:g}s; {trial.output}", trial.runner
     if trial.reward is None:
-        return None, f"{kind}: {trial.status}, no reward; {trial.output}"
-    return trial.reward, f"{kind}: reward {trial.reward:g}; test output: {trial.output}"
+        return None, f"{kind}: {trial.status}, no reward; {trial.output}", trial.runner
+    return trial.reward, f"{kind}: reward {trial.reward:g}; test output: {trial.output}", trial.runner
 
 
 def find_bundles(paths) -> list[Path]:

@@ -9,6 +9,7 @@ it in a fresh process), ``fork()``s, and the child
 
 1. takes on the mutation (``gen09_swap.take_on``) and writes the mutated file into the
    worker's copy, for subprocesses a test starts (the worker restores it after the child);
+   a job without a file (``path`` null) runs over the worker's own files;
 2. records outcomes through ``gen09_pytest`` into the job's own record file;
 3. runs the selected items in the order a fresh ``pytest FILES`` run would, the ones to
    run first at the front (stopping after them when they all pass), and exits.
@@ -52,14 +53,15 @@ def _child(session, job, plan, filename):
         if job.get("memory_mb"):
             limit = job["memory_mb"] * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        gen09_swap.take_on(plan)
-        cache = os.path.join(os.path.dirname(filename), "__pycache__")
-        stem = os.path.splitext(os.path.basename(filename))[0] + "."
-        for name in os.listdir(cache) if os.path.isdir(cache) else ():
-            if name.startswith(stem) and name.endswith(".pyc"):  # the pristine text's bytecode
-                os.unlink(os.path.join(cache, name))
-        with open(filename, "w", encoding="utf-8") as handle:  # subprocesses a test starts read the disk;
-            handle.write(job["text"])  # the worker restores the file after the child
+        if plan is not None:  # None: a job over the worker's own files
+            gen09_swap.take_on(plan)
+            cache = os.path.join(os.path.dirname(filename), "__pycache__")
+            stem = os.path.splitext(os.path.basename(filename))[0] + "."
+            for name in os.listdir(cache) if os.path.isdir(cache) else ():
+                if name.startswith(stem) and name.endswith(".pyc"):  # the pristine text's bytecode
+                    os.unlink(os.path.join(cache, name))
+            with open(filename, "w", encoding="utf-8") as handle:  # subprocesses a test starts read the
+                handle.write(job["text"])  # disk; the worker restores the file after the child
         os.environ["TMPDIR"] = tempfile.tempdir = job["tmpdir"]  # a temp folder of its own
         recorder = sys.modules["gen09_pytest"]
         os.environ["GEN09_OUTCOMES"] = job["outcomes"]
@@ -99,11 +101,13 @@ def pytest_runtestloop(session):
     _send(out, {"kind": "ready", "items": len(session.items)})  # ready to fork: start-up ends here
     for line in inbound:
         job = json.loads(line)
-        filename = os.path.join(root, job["path"])
-        with open(filename, encoding="utf-8") as handle:
-            pristine = handle.read()
+        filename = os.path.join(root, job["path"]) if job["path"] else None
+        plan = reason = None
         try:
-            plan, reason = gen09_swap.swap_plan(filename, pristine, job["text"], job["path"])
+            if filename:
+                with open(filename, encoding="utf-8") as handle:
+                    pristine = handle.read()
+                plan, reason = gen09_swap.swap_plan(filename, pristine, job["text"], job["path"])
         except Exception as exc:  # a case this code did not foresee ends the job's warm try, not the worker
             plan, reason = None, f"the swap could not be planned: {type(exc).__name__}: {exc}"
         if reason:

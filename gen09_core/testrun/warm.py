@@ -56,12 +56,22 @@ def _tree_state(root: Path) -> dict:
     return state
 
 
-class Worker(Served):
-    """One warm pytest process over its own copy of ``source_dir``."""
+def pytest_command(env: TestEnv):
+    """The ``command(folder)`` of a warm worker of the test environment ``env``: its whole
+    suite collected in ``folder``, with the warm plugin."""
+    def command(folder: Path) -> tuple[list, dict]:
+        return ([env.python, "-m", "pytest", *env.pytest_options(), "-p", PLUGIN, f"--rootdir={folder}",
+                 *env.test_paths], env.process_env(folder))
+    return command
 
-    def __init__(self, env: TestEnv, source_dir: Path, folder: Path, start_timeout: float = 1800.0,
+
+class Worker(Served):
+    """One warm pytest process over its own copy of ``source_dir``, started by
+    ``command(folder)`` → ``(argv, environment)`` (a pytest run loading ``gen09_warm``)."""
+
+    def __init__(self, command, source_dir: Path, folder: Path, start_timeout: float = 1800.0,
                  import_lines: dict | None = None):
-        self.env, self.source, self.folder = env, Path(source_dir), Path(folder).resolve()
+        self.command, self.source, self.folder = command, Path(source_dir), Path(folder).resolve()
         self.start_timeout, self.import_lines = start_timeout, import_lines
         self.reason = ""
         self.startup_seconds = 0.0  # wall time of every start (collection included)
@@ -78,8 +88,7 @@ class Worker(Served):
         shutil.rmtree(self.folder, ignore_errors=True)
         shutil.copytree(self.source, self.folder, symlinks=True)
         self.state = _tree_state(self.folder)
-        cmd = [self.env.python, "-m", "pytest", *self.env.pytest_options(), "-p", PLUGIN,
-               f"--rootdir={self.folder}", *self.env.test_paths]
+        cmd, variables = self.command(self.folder)
         tmp = self.folder.parent / f"{self.folder.name}.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
@@ -88,7 +97,7 @@ class Worker(Served):
             ran = self.folder.parent / f"{self.folder.name}.ran.json"
             ran.write_text(json.dumps(self.import_lines), encoding="utf-8")
             extra["GEN09_WARM_RAN"] = str(ran)
-        self._spawn(cmd, self.folder, self.env.process_env(self.folder, TMPDIR=str(tmp), **extra),
+        self._spawn(cmd, self.folder, {**variables, "TMPDIR": str(tmp), **extra},
                     self.folder.parent / f"{self.folder.name}.log")
         try:
             hello = self._read(self.start_timeout)
@@ -100,7 +109,7 @@ class Worker(Served):
 
     def run(self, job: TestJob, meta: Path) -> TestRun | str:
         """Run ``job`` in a forked child; the reason (a str) when the worker hands it back."""
-        ((path, text),) = job.files.items()
+        ((path, text),) = job.files.items() or [(None, None)]  # no file: the worker's own copy
         record = meta / "outcomes.jsonl"
         files = sorted({t.split("::", 1)[0] for t in job.tests})
         request = {"id": job.job_id, "path": path, "text": text, "select": list(job.tests),
@@ -221,8 +230,9 @@ class WarmRunner:
             return make()
 
     def _new_worker(self) -> Worker:
-        return self._made(self.workers, lambda n: Worker(self.env, self.source, self.scratch / f"warm-{n}",
-                                                         self.start_timeout, self.import_lines))
+        return self._made(self.workers, lambda n: Worker(pytest_command(self.env), self.source,
+                                                         self.scratch / f"warm-{n}", self.start_timeout,
+                                                         self.import_lines))
 
     def _new_server(self) -> ForkServer:
         return self._made(self.servers, lambda n: ForkServer(self.env, self.scratch / f"prefork-{n}"))
