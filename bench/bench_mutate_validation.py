@@ -92,7 +92,8 @@ def one(name: str, version: str, n: int, seed: int, workers: int) -> dict:
         accepted = summary["accepted"]
         # the mutant phase: the shared baseline and the recheck (the same in every mode) are left out
         secs = sum(v for k, v in summary["runner_seconds"].items() if k not in ("baseline", "recheck"))
-        cpu = sum(v for k, v in summary["runner_cpu_seconds"].items() if k != "recheck")
+        cpu = sum(v for k, v in summary["runner_cpu_seconds"].items()
+                  if k not in ("baseline_helpers", "recheck"))
         floor = sum(summary["test_seconds"].values())
         row[mode] = {"mutants": summary["mutants"], "accepted": accepted, "wall_s": round(wall, 1),
                      "runner_s": round(secs, 2), "runner_cpu_s": round(cpu, 2), "test_s": round(floor, 2),

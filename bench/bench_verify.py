@@ -37,8 +37,8 @@ def verify(folder: Path, runner: str) -> tuple[float, float, dict]:
     """Wall seconds, CPU seconds and the JSON report of ``gen09 verify folder --runner R --json``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "gen09_core", "verify", str(folder), "--json", "--runner", runner],
-                          capture_output=True, text=True)
+    command = [sys.executable, "-m", "gen09_core", "verify", str(folder), "--json", "--runner", runner]
+    done = subprocess.run(command, capture_output=True, text=True)
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
@@ -63,7 +63,8 @@ def main() -> None:
     for bundle in bundles:
         shutil.copytree(bundle, folder / bundle.name, symlinks=True)
     verify(folder, "fresh")  # builds (or finds) the bundles' locked venv outside the timing
-    wall, cpu, rewards, reasons = {"fresh": [], "warm": []}, {"fresh": [], "warm": []}, {}, collections.Counter()
+    wall, cpu = {"fresh": [], "warm": []}, {"fresh": [], "warm": []}
+    rewards, reasons = {}, collections.Counter()
     load = [os.getloadavg()[0]]
     warm_runs = []
     for rep in range(args.reps):
@@ -76,8 +77,9 @@ def main() -> None:
             rewards.setdefault(runner, {b["bundle"]: (b["nop"], b["oracle"]) for b in report["bundles"]})
             trials = [part.split(" ", 1)[1] for b in report["bundles"] for part in b["runners"].split("; ")]
             if runner == "warm":
+                if not warm_runs:  # the reasons of the first warm verification
+                    reasons.update(t for t in trials if t != "warm")
                 warm_runs.append(sum(t == "warm" for t in trials))
-                reasons.update(t for t in trials if t != "warm")
             print(f"{runner}: {seconds:.1f} s wall, {used:.1f} CPU-s for {args.n} bundles", flush=True)
     load.append(os.getloadavg()[0])
     same = rewards["fresh"] == rewards["warm"]

@@ -132,11 +132,13 @@ def test_a_dead_fork_server_costs_a_fresh_process_and_is_replaced(tmp_path, repo
     runner = WarmRunner(_env(tmp_path), repo, tmp_path / "warm")
     whole = TestJob("whole", str(repo), str(tmp_path / "jobs"), {"lib.py": LIB.replace("a + b", "a * b")})
     try:
+        runner.phase = "baseline"  # the first server is the baseline's cost, its replacement not
         first = runner(whole)
         assert first.runner == "prefork: a whole-suite run", first.runner
         (server,) = runner.servers
         os.killpg(server.proc.pid, 9)
         server.proc.wait()
+        runner.phase = "mutants"
         second = runner(whole)
         assert second.runner.startswith("fresh: a whole-suite run; the fork server died"), second.runner
         third = runner(whole)
@@ -147,6 +149,11 @@ def test_a_dead_fork_server_costs_a_fresh_process_and_is_replaced(tmp_path, repo
         runner.close()
     stats = runner.stats()
     assert stats["fork_servers"] == 2 and stats["workers"] == 0
+    baseline, replacement = runner.servers
+    assert stats["baseline_startup_seconds"] == round(baseline.startup_seconds, 3)
+    assert stats["startup_seconds"] == round(replacement.startup_seconds, 3)
+    assert stats["baseline_overhead_cpu_seconds"] == round(baseline.cpu_seconds - baseline.children_cpu, 3)
+    assert stats["overhead_cpu_seconds"] == round(replacement.cpu_seconds - replacement.children_cpu, 3)
 
 
 def test_a_server_that_cannot_start_leaves_fresh_processes(tmp_path, repo):

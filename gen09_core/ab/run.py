@@ -107,7 +107,10 @@ def bundle_service(tasks, runners, timeout, scratch):
     bundles = [t.bundle for t in tasks if t.bundle is not None and runners[t.id].setup is None]
     if scratch is None or not bundles or available():
         return None
-    return WarmVerify(bundles, timeout)
+    try:
+        return WarmVerify(bundles, timeout)
+    except OSError:  # the service cannot start (e.g. a socket path too long): every run is fresh
+        return None
 
 
 def warm_runner(runner, scratch):

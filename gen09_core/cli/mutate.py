@@ -226,10 +226,13 @@ def verify_command(bundles, python, timeout_sec, workers, executor, ray_address,
         from gen09_core.mutate.verify_warm import WarmVerify, available
 
         why_not = available(executor)
+        if not why_not:
+            try:
+                warm = WarmVerify(found, timeout_sec)
+            except OSError as exc:  # e.g. a socket path too long under $TMPDIR
+                why_not = f"the warm service cannot start: {exc}"
         if why_not:
             click.echo(f"gen09 verify: every pytest run is fresh: {why_not}", err=True)
-        else:
-            warm = WarmVerify(found, timeout_sec)
     run_one = functools.partial(verify_bundle, python=python, timeout_sec=timeout_sec)
     if warm is not None:
         run_one = functools.partial(run_one, warm=warm)

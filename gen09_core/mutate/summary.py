@@ -46,6 +46,8 @@ def costs(stages: Stages, separate_confirmation: bool) -> dict[str, dict]:
     if stages.warm:
         seconds["warm_startup"] = stages.warm["startup_seconds"]
         cpu["warm_overhead"] = stages.warm["overhead_cpu_seconds"]
+        # helpers the baseline started: their start-up is inside the baseline's seconds already
+        cpu["baseline_helpers"] = stages.warm.get("baseline_overhead_cpu_seconds", 0.0)
     runners: dict[str, int] = {}
     for verdict in [v for v in verdicts if v.ran] + confirmed:  # an uncovered mutant ran nothing
         runners[verdict.runner] = runners.get(verdict.runner, 0) + 1

@@ -122,7 +122,11 @@ class WarmVerify:
                 answer = service.serve(json.loads(self.rfile.readline()))
                 self.wfile.write((json.dumps(answer) + "\n").encode())
 
-        self.server = socketserver.ThreadingUnixStreamServer(self.address, Handler)
+        try:
+            self.server = socketserver.ThreadingUnixStreamServer(self.address, Handler)
+        except OSError:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            raise
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, name="gen09-warm-verify", daemon=True).start()
 

@@ -61,11 +61,14 @@ class TestRunners:
         """The runner for the pristine baseline's runs: under ``limits.runner = "warm"`` the
         warm runner, which runs them (whole-suite and coverage runs, no changed file) in
         children of its fork server — a new interpreter's view, without starting Python and
-        pytest each time; else ``fresh()``."""
-        return self.mutant()
+        pytest each time; else ``fresh()``. A fork server it starts is the baseline's cost."""
+        return self._runner("baseline")
 
     def mutant(self):
         """The runner for mutant jobs: the warm worker when configured, else ``fresh()``."""
+        return self._runner("mutants")
+
+    def _runner(self, phase: str):
         from gen09_core.testrun.ecosystems.jobs import CommandEnv
 
         if self.limits.runner != "warm" or isinstance(self.test_env, CommandEnv):
@@ -75,6 +78,7 @@ class TestRunners:
 
             self._warm = WarmRunner(self.test_env, self.work.pristine, self.work.scratch,
                                     self.limits.baseline_timeout_sec, self.import_lines)
+        self._warm.phase = phase
         return self._warm
 
     def close(self) -> dict:

@@ -18,6 +18,7 @@ Only the standard library, pytest and (for coverage) coverage.py are imported: t
 is copied verbatim into every bundle.
 """
 
+import functools
 import json
 import os
 import warnings
@@ -104,6 +105,12 @@ def pytest_collection_modifyitems(session, config, items):
         _state["left"] = len(head)
 
 
+@functools.lru_cache(maxsize=None)  # noqa: UP033 - functools.cache is 3.9+; bundles may run older Pythons
+def _real(path):
+    """``os.path.realpath``, once per path: a failure's frames mostly share a few files."""
+    return os.path.realpath(path)
+
+
 def _trace(item, tb):
     """``[file, line]`` of each frame of a failure, from the first one in the test's own
     file on and without frames that hide themselves (``__tracebackhide__``): the frames
@@ -112,9 +119,8 @@ def _trace(item, tb):
     while tb is not None:
         frames.append((tb.tb_frame, tb.tb_lineno))
         tb = tb.tb_next
-    own = os.path.realpath(str(getattr(item, "path", None) or getattr(item, "fspath", "")))
-    start = next((i for i, (frame, _) in enumerate(frames)
-                  if os.path.realpath(frame.f_code.co_filename) == own), 0)
+    own = _real(str(getattr(item, "path", None) or getattr(item, "fspath", "")))
+    start = next((i for i, (frame, _) in enumerate(frames) if _real(frame.f_code.co_filename) == own), 0)
     here = os.getcwd() + os.sep
     out = []
     for frame, line in frames[start:]:

@@ -39,6 +39,7 @@ class Served:
     proc = None
     cpu_seconds = 0.0  # CPU of the helper processes themselves, known once they end
     children_cpu = 0.0  # CPU of the jobs' children
+    phase = ""  # the stage of the run that started it (``WarmRunner.stats`` charges it there)
 
     def _spawn(self, cmd: list, cwd: Path, env: dict, log_path: Path) -> None:
         to_child, from_gen09 = os.pipe()

@@ -157,6 +157,7 @@ class WarmRunner:
         self.workers: list[Worker] = []
         self.servers: list[ForkServer] = []
         self.started = 0  # helpers started so far (their folders are numbered by it)
+        self.phase = ""  # the caller's stage: helpers started while it is "baseline" are charged to it
         self.lock = threading.Lock()
 
     def __call__(self, job: TestJob) -> TestRun:
@@ -243,6 +244,7 @@ class WarmRunner:
             self.started += 1
             number = self.started
         helper = make(number)
+        helper.phase = self.phase
         with self.lock:
             kept.append(helper)
         return helper
@@ -255,8 +257,12 @@ class WarmRunner:
     def stats(self) -> dict:
         """What the workers and fork servers cost beyond their jobs (after ``close``): how
         many started, the wall seconds of starting them (collection included) and their own
-        CPU seconds."""
-        helpers = self.workers + self.servers
-        return {"workers": len(self.workers), "fork_servers": len(self.servers),
-                "startup_seconds": round(sum(h.startup_seconds for h in helpers), 3),
-                "overhead_cpu_seconds": round(sum(h.cpu_seconds - h.children_cpu for h in helpers), 3)}
+        CPU seconds — of the ones started during the baseline stage apart (``baseline_*``:
+        the stage that started a helper pays for it; later stages reuse it)."""
+        out = {"workers": len(self.workers), "fork_servers": len(self.servers)}
+        for prefix, wanted in (("", False), ("baseline_", True)):
+            helpers = [h for h in self.workers + self.servers if (h.phase == "baseline") == wanted]
+            out[f"{prefix}startup_seconds"] = round(sum(h.startup_seconds for h in helpers), 3)
+            own_cpu = sum(h.cpu_seconds - h.children_cpu for h in helpers)
+            out[f"{prefix}overhead_cpu_seconds"] = round(own_cpu, 3)
+        return out
