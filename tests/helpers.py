@@ -18,6 +18,14 @@ def run_gen09(*args, cwd=None, stdin=None):
     )
 
 
+def without_runner(per_task: dict) -> dict:
+    """``gen09 ab``'s per-task results without how each validation ran: whether a candidate
+    is carried warm depends on which one started the warm worker (the threads' order) and on
+    the executor (Ray runs fresh), never its outcome."""
+    return {arm: [{**row, "forwarded": [{k: v for k, v in f.items() if k != "runner"} for f in row["forwarded"]]}
+                  for row in rows] for arm, rows in per_task.items()}
+
+
 def tree_bytes(root: Path) -> dict:
     """Every file under ``root`` with its bytes, to prove nothing changed."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

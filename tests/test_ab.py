@@ -14,7 +14,7 @@ from gen09_core.ab import decision, stats
 from gen09_core.ab.arms import Forwarded, select
 from gen09_core.ab.templates import variants
 from gen09_core.ab.validate import Verdict, passed_tests, validate
-from tests.helpers import MUTATE_FIXTURE, run_gen09, tree_bytes
+from tests.helpers import MUTATE_FIXTURE, run_gen09, tree_bytes, without_runner
 from tests.openai_server import ChatServer, Reply
 
 FIXTURE = MUTATE_FIXTURE
@@ -102,14 +102,8 @@ def test_replay_re_scores_without_network(mutated, template_run):
     replayed = _report(mutated / "ab-replay")
     assert replayed["label"] == "model template"
     assert replayed["arms"] == _report(out)["arms"]
-    assert _without_runner(replayed["per_task"]) == _without_runner(_report(out)["per_task"])
+    assert without_runner(replayed["per_task"]) == without_runner(_report(out)["per_task"])
 
-
-def _without_runner(per_task: dict) -> dict:
-    """Per-task results without how each validation ran: whether a candidate is carried warm
-    depends on which one started the warm worker (the threads' order), never its outcome."""
-    return {arm: [{**row, "forwarded": [{k: v for k, v in f.items() if k != "runner"} for f in row["forwarded"]]}
-                  for row in rows] for arm, rows in per_task.items()}
 
 
 def test_bad_task_source_is_a_clear_error(tmp_path):
