@@ -2,10 +2,12 @@
 its source modules are code to mutate, not test files."""
 
 import json
+import sys
 import textwrap
 
 from gen09_core.mutate.mutants import files_with_tests
 from gen09_core.mutate.pipeline import run
+from tests.helpers import run_gen09
 
 LIB = textwrap.dedent('''
     """Small numbers.
@@ -62,3 +64,9 @@ def test_a_package_with_doctests_yields_mutants_of_its_modules(tmp_path):
     records = [json.loads(x) for x in (tmp_path / "out" / "instances.jsonl").read_text().splitlines()]
     assert records and all(r["entity"].startswith("numbers_lib.") or "numbers_lib" in r["patch"] for r in records)
     assert any(t.startswith("numbers_lib.py::") for r in records for t in r["FAIL_TO_PASS"] + r["PASS_TO_PASS"])
+    # the mutated module holds tests (its doctests), yet ships mutated and is never restored
+    # by the verifier: every nop scores 0 (it scored 1 when test.sh put the pristine module back)
+    for runner in ("warm", "fresh"):
+        done = run_gen09("verify", tmp_path / "out", "--json", "--python", sys.executable, "--runner", runner)
+        report = json.loads(done.stdout)
+        assert done.returncode == 0 and report["ok"] == report["total"] == len(records), done.stdout[-3000:]

@@ -84,9 +84,12 @@ class BundleSettings:
 
 
 def hidden_test_files(spec: TaskSpec, files: list[str]) -> list[str]:
-    """Files the verifier restores: every file holding an F2P or P2P test, every
-    ``conftest.py`` and the root test-configuration files."""
-    wanted = {t.split("::")[0] for t in spec.fail_to_pass + spec.pass_to_pass}
+    """Files the verifier restores: every file holding an F2P or P2P test (a source module
+    whose only tests are its doctests is code, not a test file), every ``conftest.py`` and
+    the root test-configuration files."""
+    from gen09_core.mutate.mutants import files_with_tests
+
+    wanted = files_with_tests(spec.fail_to_pass + spec.pass_to_pass)
     out = []
     for rel in files:
         name = PurePosixPath(rel).name
@@ -108,8 +111,14 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
         hidden, f2p_files = flavour.hidden_files(spec, files), flavour.f2p_files(spec, files)
         files = [rel for rel in files if flavour.ships(rel)]
     else:
+        from gen09_core.mutate.mutants import files_with_tests
+
         hidden = hidden_test_files(spec, files)
-        f2p_files = sorted({t.split("::")[0] for t in spec.fail_to_pass})
+        f2p_files = sorted(files_with_tests(spec.fail_to_pass))
+    # the mutated file ships mutated and is never restored, even when it holds tests (doctests,
+    # tests inline in the source): restoring it would undo the mutation and every nop would pass
+    hidden = [rel for rel in hidden if rel != spec.path]
+    f2p_files = [rel for rel in f2p_files if rel != spec.path]
     skipped_credentials = []
     for rel in files:
         if rel in f2p_files:
