@@ -246,9 +246,8 @@ def verify_command(bundles, python, timeout_sec, workers, executor, ray_address,
         if warm is not None:
             warm.close()
     results = [by_bundle[str(Path(b).resolve())] for b in found]
-    warm_trials = sum(part.split(" ", 1)[1] == "warm" for r in results for part in r.runners.split("; ")
-                      if " " in part)
-    click.echo(f"gen09 verify: {warm_trials} of {2 * len(results)} pytest runs warm", err=True)
+    click.echo(f"gen09 verify: {sum(r.warm_runs for r in results)} of {2 * len(results)} pytest runs warm",
+               err=True)
     if record:
         with open(record, "a", encoding="utf-8") as handle:
             for r in results:

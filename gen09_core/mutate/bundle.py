@@ -34,6 +34,7 @@ from attrs import frozen
 
 from gen09_core.hashing import sha256_bytes, sha256_file, sha256_tree, tree_hash
 from gen09_core.mutate.leaks import is_credential, scan_snapshot
+from gen09_core.mutate.mutants import files_with_tests
 from gen09_core.mutate.records import Instance
 from gen09_core.testrun.jobs import TestEnv, install_plugin
 from gen09_core.testrun.venv import LOCK_NAME, Lock
@@ -87,8 +88,6 @@ def hidden_test_files(spec: TaskSpec, files: list[str]) -> list[str]:
     """Files the verifier restores: every file holding an F2P or P2P test (a source module
     whose only tests are its doctests is code, not a test file), every ``conftest.py`` and
     the root test-configuration files."""
-    from gen09_core.mutate.mutants import files_with_tests
-
     wanted = files_with_tests(spec.fail_to_pass + spec.pass_to_pass)
     out = []
     for rel in files:
@@ -111,8 +110,6 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
         hidden, f2p_files = flavour.hidden_files(spec, files), flavour.f2p_files(spec, files)
         files = [rel for rel in files if flavour.ships(rel)]
     else:
-        from gen09_core.mutate.mutants import files_with_tests
-
         hidden = hidden_test_files(spec, files)
         f2p_files = sorted(files_with_tests(spec.fail_to_pass))
     # the mutated file ships mutated and is never restored, even when it holds tests (doctests,

@@ -47,6 +47,11 @@ class Contrast:
         return self.hash_ok and self.nop == 0 and self.oracle == 1
 
     @property
+    def warm_runs(self) -> int:
+        """How many of the two trials' pytest runs were served warm."""
+        return sum(part in ("nop warm", "oracle warm") for part in self.runners.split("; "))
+
+    @property
     def failure_class(self) -> str | None:
         """``infrastructure`` when the executor lost the run, ``oracle`` when the reference
         solution does not score 1, ``verifier`` when the untouched snapshot does not score 0
