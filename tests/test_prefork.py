@@ -4,6 +4,7 @@ joined), keeps the job's limits, and a server that dies costs only a fresh proce
 
 import json
 import os
+import re
 import sys
 import textwrap
 
@@ -26,7 +27,7 @@ def _state():
             "argv": sys.argv[1:], "env": {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_CURRENT")},
             "tmp": tempfile.gettempdir(), "hash": hash("gen09"), "bytecode": sys.dont_write_bytecode,
             "flags": repr(sys.flags), "executable": sys.executable, "prefix": sys.prefix,
-            "lib": lib.__file__}
+            "lib": lib.__file__, "main": os.path.basename(getattr(sys.modules["__main__"], "__file__", ""))}
 
 
 def test_state():
@@ -77,10 +78,16 @@ def _observe(tmp_path, repo, launch=None):
         meta = output.parent
         captured["state"] = json.loads((meta / "state.json").read_text())
         captured["exit"] = (meta / "atexit.txt").read_text().split()
+        captured["output"] = output.read_text()
         return done
 
     run = run_job(env, job, launch=keep)
-    return run, captured["state"], captured["exit"]
+    return run, captured["state"], captured["exit"], captured["output"]
+
+
+def _printed(output):
+    """A run's output without what differs between any two runs (timings, object addresses)."""
+    return [re.sub(r"0x[0-9a-f]+", "0x", line) for line in output.splitlines() if " in " not in line]
 
 
 def _fresh(*args):
@@ -93,8 +100,8 @@ def test_a_child_is_the_process_a_fresh_job_starts(tmp_path, repo):
     server = ForkServer(_env(tmp_path), tmp_path / "server")
     try:
         assert not server.reason, server.reason
-        forked, seen_forked, exit_forked = _observe(tmp_path, repo, server.launch)
-        fresh, seen_fresh, exit_fresh = _observe(tmp_path, repo)
+        forked, seen_forked, exit_forked, output_forked = _observe(tmp_path, repo, server.launch)
+        fresh, seen_fresh, exit_fresh, output_fresh = _observe(tmp_path, repo)
     finally:
         server.close()
     assert forked.outcomes == fresh.outcomes and forked.outcomes["tests/test_probe.py::test_add"] == "failed"
@@ -102,6 +109,9 @@ def test_a_child_is_the_process_a_fresh_job_starts(tmp_path, repo):
     assert seen_forked == seen_fresh  # folder, sys.path, argv, environment, temp dir, hash seed, flags
     assert seen_fresh["lib"].startswith(seen_fresh["cwd"]) and seen_fresh["tmp"].endswith("tmp")
     assert exit_forked == exit_fresh == ["thread", "atexit"]
+    assert seen_fresh["main"] == "__main__.py"  # pytest's own, run as ``-m pytest`` runs it
+    # what the run printed: no warning of its own (pytest 9.1 deprecates console_main)
+    assert _printed(output_forked) == _printed(output_fresh)
     assert server.children_cpu > 0
 
 

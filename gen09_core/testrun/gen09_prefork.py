@@ -6,9 +6,11 @@ files or its dependencies — then serves jobs read as JSON lines from the file 
 child becomes the ``python -m pytest ARGS`` process the job would otherwise have started:
 its own process group and address-space limit, the job's folder, environment, ``sys.path``
 (the folder, the job's ``PYTHONPATH``, then the interpreter's own entries, as a new
-interpreter would have them), ``sys.argv`` and output file; it then runs pytest's console
-entry point and ends the way that process ends (``SystemExit`` through the interpreter's
-normal shutdown: non-daemon threads joined, ``atexit`` handlers run, output flushed).
+interpreter would have them), ``sys.argv`` and output file; it then runs pytest's
+``__main__`` module as ``__main__`` (what ``-m pytest`` runs: ``pytest.console_main()`` warns
+from pytest 9.1 on) and ends the way that process ends (``SystemExit`` through the
+interpreter's normal shutdown: non-daemon threads joined, ``atexit`` handlers run, output
+flushed).
 
 What differs from a new interpreter is only that pytest's modules are already imported; the
 interpreter-start variables (``PYTHONHASHSEED``, ``PYTHONDONTWRITEBYTECODE``) are the ones the
@@ -21,10 +23,11 @@ import importlib
 import json
 import os
 import resource
+import runpy
 import sys
 
 import _pytest.config
-import pytest
+import pytest  # noqa: F401 - imported once here, not in every child
 
 for _name in _pytest.config.default_plugins:
     with contextlib.suppress(ImportError):  # a plugin of a newer Python or pytest than this one
@@ -60,8 +63,8 @@ def _become(job, protocol):
     os.dup2(sink, 1)
     os.dup2(sink, 2)
     os.close(sink)
-    sys.argv = [os.path.join(os.path.dirname(pytest.__file__), "__main__.py"), *job["args"]]
-    raise SystemExit(pytest.console_main())
+    sys.argv = ["-m", *job["args"]]  # runpy puts pytest/__main__.py first, as ``-m`` does
+    runpy.run_module("pytest", run_name="__main__", alter_sys=True)
 
 
 def serve():
