@@ -27,9 +27,11 @@ summed durations of the test phases each run actually executed. The two runners
 FAIL_TO_PASS and PASS_TO_PASS sets; any difference is printed and makes the exit status 1.
 For ``inferred-warm`` it also prints where the mutant runs went — jobs and wall seconds per
 runner kind (``warm``, ``prefork`` for handed-back jobs, ``fresh``) and the helpers' start-up
-and own CPU. Each mode's differences from the whole-suite run are printed too (a selection effect, not a
-runner's: for example a test that fails only after a failing test ran before it). JSON goes
-to ``bench/results/mutate_validation.json``.
+and own CPU, and, per test it ran, the tests' own time against the time pytest spent around
+them (the runner seconds beyond the floor, the helpers' start-up left out). Each mode's
+differences from the whole-suite run are printed too (a selection effect, not a runner's:
+for example a test that fails only after a failing test ran before it). JSON goes to
+``bench/results/mutate_validation.json``.
 """
 
 from __future__ import annotations
@@ -70,6 +72,13 @@ def _seconds_by_runner(out) -> dict:
     return {kind: {"jobs": jobs, "seconds": seconds} for kind, (jobs, seconds) in sorted(spent.items())}
 
 
+def _tests_selected(out) -> int:
+    """How many tests the mutant runs were given (the validation events' ``tests``)."""
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    return sum(e["detail"].get("tests", 0) for e in events
+               if e.get("stage") == "validate" and e.get("detail"))
+
+
 def _tasks(out) -> dict:
     records = [json.loads(x) for x in (out / "instances.jsonl").read_text().splitlines()]
     return {r["instance_id"]: (tuple(r["FAIL_TO_PASS"]), tuple(r["PASS_TO_PASS"])) for r in records}
@@ -101,7 +110,7 @@ def one(name: str, version: str, n: int, seed: int, workers: int) -> dict:
                      "runner_cpu_s_per_task": round(cpu / accepted, 3) if accepted else None,
                      "floor_s_per_task": round(floor / accepted, 3) if accepted else None,
                      "runs_by_runner": summary["runs_by_runner"], "warm_workers": summary["warm_workers"],
-                     "seconds_by_runner": _seconds_by_runner(out)}
+                     "seconds_by_runner": _seconds_by_runner(out), "tests_selected": _tests_selected(out)}
         tasks[mode] = _tasks(out)
     row["identical_runners"] = tasks["coverage-fresh"] == tasks["coverage-warm"]
     row["differences_between_runners"] = _differences(tasks["coverage-fresh"], tasks["coverage-warm"])
@@ -167,6 +176,13 @@ def main() -> int:
         print(f"{r['library']}: inferred-warm mutant runs by runner (jobs, wall s): "
               + ", ".join(f"{kind} {v['jobs']} / {v['seconds']}" for kind, v in spent.items())
               + f"; helpers {r['inferred-warm']['warm_workers']}")
+        warm = r["inferred-warm"]
+        if warm["tests_selected"]:  # what pytest spends around each test, against the test itself
+            startup = warm["warm_workers"].get("startup_seconds", 0.0)
+            around = (warm["runner_s"] - startup - warm["test_s"]) / warm["tests_selected"]
+            print(f"{r['library']}: inferred-warm ran {warm['tests_selected']} tests: "
+                  f"{1000 * warm['test_s'] / warm['tests_selected']:.2f} ms each in the tests themselves, "
+                  f"{1000 * around:.2f} ms each around them (start-up of the helpers left out)")
         print(f"{r['library']}: warm and fresh runners identical: {r['identical_runners']} "
               f"{r['differences_between_runners'] or ''}")
     print(f"{report['date']}, {report['cpu']}, {report['nproc']} CPUs, Python {report['python']}")

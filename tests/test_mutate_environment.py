@@ -52,8 +52,10 @@ def test_summary_counts_every_mutant_once(realistic):
         outcome_total = sum(row[k] for k in summary["outcomes"])
         assert outcome_total == row["gated"]
     assert summary["timeout_source"].startswith("derived")
-    slowest = max(json.loads((realistic["out"] / "baseline.json").read_text())["run_seconds"])
-    assert summary["timeout_sec"] == round(10 + 3 * slowest, 1)
+    baseline = json.loads((realistic["out"] / "baseline.json").read_text())
+    assert summary["timeout_sec"] == round(10 + 3 * max(baseline["run_seconds"]), 1)
+    assert 0 < baseline["longest_phase"] < max(baseline["run_seconds"])
+    assert summary["stall_sec"] == round(3 + 3 * baseline["longest_phase"], 1)
 
 
 def test_the_venv_is_isolated_and_locked(realistic):

@@ -73,8 +73,8 @@ def _observe(tmp_path, repo, launch=None):
                    "tests/test_probe.py::test_state"))
     captured = {}
 
-    def keep(cmd, cwd, variables, timeout, output, memory_mb):
-        done = (launch or _fresh)(cmd, cwd, variables, timeout, output, memory_mb)
+    def keep(cmd, cwd, variables, timeout, output, memory_mb, **limits):
+        done = (launch or _fresh)(cmd, cwd, variables, timeout, output, memory_mb, **limits)
         meta = output.parent
         captured["state"] = json.loads((meta / "state.json").read_text())
         captured["exit"] = (meta / "atexit.txt").read_text().split()
@@ -90,10 +90,10 @@ def _printed(output):
     return [re.sub(r"0x[0-9a-f]+", "0x", line) for line in output.splitlines() if " in " not in line]
 
 
-def _fresh(*args):
+def _fresh(*args, **limits):
     from gen09_core.testrun.process import run_limited
 
-    return run_limited(*args)
+    return run_limited(*args, **limits)
 
 
 def test_a_child_is_the_process_a_fresh_job_starts(tmp_path, repo):

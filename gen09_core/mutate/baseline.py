@@ -7,7 +7,9 @@ the way a task's verifier and the confirmation run them — and any that does no
 is excluded too (``order_dependent``, counted as flaky): it passed only because a test that
 is left out ran before it. The second run records per-test coverage, from which validation
 picks the tests a mutant can affect. The baseline also fixes each mutant run's timeout:
-``limits.timeout_sec``, or a floor plus a multiple of the slower pristine run.
+``limits.timeout_sec``, or a floor plus a multiple of the slower pristine run — and then also
+its stall limit: once the run's tests began, no test phase may take longer than a floor plus
+that multiple of the longest pristine phase (a hung mutant is ended there, not at the timeout).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from gen09_core.testrun.outcomes import PASSED as PASSING
 
 TIMEOUT_FLOOR = 10.0  # seconds: a mutant's run may take this long beyond ...
 TIMEOUT_FACTOR = 3.0  # ... this many times the slower pristine whole-suite run
+STALL_FLOOR = 3.0  # seconds: once its tests began, a mutant's run is ended when no test phase ends in this
+# long plus TIMEOUT_FACTOR times the longest pristine phase (a hung mutant costs that, not the whole timeout)
 FLAKY_RULE = ("tests whose outcome differs between two pristine runs, or that do not pass when only the "
               "stable tests run, are excluded as flaky")
 SELECTED_ROUNDS = 3  # runs of the stable tests on their own, until none drops out
@@ -51,6 +55,7 @@ class Baseline:
     problems: tuple[str, ...] = ()  # the first collection error (or crash output) of each run
     files: dict[str, str] = field(factory=dict)  # test id -> file, where the runner's report names one
     order_dependent: tuple[str, ...] = ()  # passed in the whole suite, not among the stable tests alone
+    longest_phase: float | None = None  # seconds of the pristine runs' longest test phase (None: unknown)
 
 
 def load_baseline(path: Path) -> Baseline:
@@ -128,17 +133,19 @@ def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
                     ({"status": first.status, "detail": first.detail},
                      {"status": second.status, "detail": second.detail}), import_lines,
                     (first.seconds, second.seconds), problems,
-                    {n: f for n, f in {**first.files, **second.files}.items() if n in set(names)})
+                    {n: f for n, f in {**first.files, **second.files}.items() if n in set(names)},
+                    longest_phase=max(first.longest_phase, second.longest_phase) or None)
 
 
 @frozen
 class Measured:
     """The baseline stage's result: the baseline and the timeout of every mutant run, with
-    where that timeout came from."""
+    where that timeout came from, and the stall limit (None: none)."""
 
     baseline: Baseline
     timeout: float
     timeout_source: str
+    stall: float | None = None
 
 
 def prime_stage(ctx, work, test_env) -> None:
@@ -197,9 +204,11 @@ def baseline_stage(ctx, work, runner) -> Measured:
     slowest = max(baseline.run_seconds or (baseline.seconds,))
     if limits.timeout_sec is not None:
         return Measured(baseline, limits.timeout_sec, "limits.timeout_sec")
+    stall = baseline.longest_phase
     return Measured(baseline, round(TIMEOUT_FLOOR + TIMEOUT_FACTOR * slowest, 1),
                     f"derived: {TIMEOUT_FLOOR:g} s + {TIMEOUT_FACTOR:g} x {slowest:.1f} s "
-                    "(the slower pristine run); set limits.timeout_sec to override")
+                    "(the slower pristine run); set limits.timeout_sec to override",
+                    round(STALL_FLOOR + TIMEOUT_FACTOR * stall, 1) if stall is not None else None)
 
 
 def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: str) -> str:

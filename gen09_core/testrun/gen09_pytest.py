@@ -187,6 +187,15 @@ def pytest_runtest_protocol(item, nextitem):
             _write({"kind": "stopped_early"})
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtestloop(session):
+    """Note when the tests begin (``collected``) and when they ended (``ran``): the runner's
+    stall limit applies only in between."""
+    _write({"kind": "collected", "items": len(session.items)})
+    yield
+    _write({"kind": "ran"})
+
+
 def pytest_internalerror(excrepr, excinfo):
     """Record pytest's own crash."""
     _write({"kind": "internal_error", "message": str(excrepr)[-4000:]})

@@ -69,6 +69,7 @@ def _child(session, job, plan, filename):
         first = set(job.get("first") or ())
         items = _order(session.items, set(job["select"]), first, job["files"])
         recorder._state.update(first=first, left=sum(i.nodeid in first for i in items), dirty=False)
+        recorder._write({"kind": "collected", "items": len(items)})  # the tests begin: stall limit on
         session.shouldstop = session.shouldfail = False
         for index, item in enumerate(items):
             nextitem = items[index + 1] if index + 1 < len(items) else None

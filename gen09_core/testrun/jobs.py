@@ -78,6 +78,7 @@ class TestJob:
     timeout_sec: float = 300.0
     memory_mb: int = 4096
     first: tuple[str, ...] | None = None  # run these first; stop after them unless one fails
+    stall_sec: float | None = None  # once the tests began: killed when no test phase ends for this long
 
 
 @frozen
@@ -100,6 +101,7 @@ class TestRun:
     problem: str = ""
     runner: str = "fresh"  # "warm", or "fresh" (with the reason when a warm worker handed it back)
     test_seconds: float = 0.0  # the summed durations of the test phases themselves
+    longest_phase: float = 0.0  # the duration of the longest test phase
     files: dict = field(factory=dict)  # test id -> its file, where the runner's report names one
 
 
@@ -171,7 +173,7 @@ def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path, launch=run
         # the test files on the command line (an @argsfile needs pytest >= 8.2)
         cmd += sorted({t.split("::", 1)[0] for t in job.tests})
     done = launch(cmd, folder, env.process_env(folder, **extra), job.timeout_sec, meta / "output.txt",
-                  job.memory_mb)
+                  job.memory_mb, progress=record_path, stall_sec=job.stall_sec)
     return judge_record(job, record_path, done, cov_file)
 
 
@@ -183,7 +185,7 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
         return TestRun(job.job_id, "crash", detail=done.output)
     if done.status == "timeout":
         return TestRun(job.job_id, "timeout", seconds=done.seconds, cpu_seconds=done.cpu_seconds,
-                       detail=f"over {job.timeout_sec:g}s")
+                       detail=done.limit or f"over {job.timeout_sec:g}s")
     record = outcomes.read(record_path)
     failures = {tid: {"phase": r.phase, "message": r.message, "trace": [list(t) for t in r.trace]}
                 for tid, r in record.tests.items() if r.outcome in ("failed", "error")}
@@ -194,7 +196,7 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
     coverage = read_coverage(cov_file) if job.coverage and cov_file is not None else None
     return TestRun(job.job_id, status, record.outcomes(), failures, done.seconds, coverage, detail,
                    done.cpu_seconds, record.first_problem() or (done.output if not record.tests else ""),
-                   test_seconds=record.duration, files=dict(record.files))
+                   test_seconds=record.duration, files=dict(record.files), longest_phase=record.longest)
 
 
 def read_coverage(path: Path) -> dict:

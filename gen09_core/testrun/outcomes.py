@@ -61,6 +61,7 @@ class Record:
     stopped_early: bool = False
     internal_error: str = ""
     duration: float = 0.0  # seconds of every recorded phase, summed
+    longest: float = 0.0  # seconds of the longest recorded phase
     files: dict = field(default_factory=dict)  # test id -> its file, where the runner's report names one
 
 
@@ -129,7 +130,8 @@ def read(path) -> Record:
         return Record()
     runs: dict = {}
     files: dict = {}
-    collect_errors, finished, exitstatus, stopped, internal, duration = [], False, None, False, "", 0.0
+    collect_errors, finished, exitstatus, stopped, internal = [], False, None, False, ""
+    duration = longest = 0.0
     for line in lines:
         try:
             item = json.loads(line)
@@ -138,6 +140,7 @@ def read(path) -> Record:
         kind = item.get("kind")
         if kind == "phase":
             duration += float(item.get("duration") or 0.0)
+            longest = max(longest, float(item.get("duration") or 0.0))
             phases = runs.setdefault(item["id"], [])
             if item["when"] == "setup" and not item.get("subtest") and phases:
                 phases.clear()  # a rerun starts over
@@ -155,7 +158,7 @@ def read(path) -> Record:
     tests = {test_id: _decide(phases) for test_id, phases in runs.items()}
     tests = {test_id: result for test_id, result in tests.items() if result.outcome != MISSING}
     return Record(tests, tuple(collect_errors), finished, exitstatus, stopped, internal, round(duration, 6),
-                  {test_id: files[test_id] for test_id in tests if test_id in files})
+                  round(longest, 6), {test_id: files[test_id] for test_id in tests if test_id in files})
 
 
 def grade(record: Record, expected) -> tuple[int, list]:

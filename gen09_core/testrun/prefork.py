@@ -19,11 +19,10 @@ import os
 import select
 import signal
 import subprocess
-import threading
 import time
 from pathlib import Path
 
-from gen09_core.testrun.process import Finished, ended, launching, started, tail
+from gen09_core.testrun.process import Finished, ended, launching, limits, started, tail
 
 SERVER = "gen09_prefork.py"
 
@@ -77,27 +76,24 @@ class Served:
             raise ServerDied(str(exc)) from None
         return self._read()
 
-    def _wait_child(self, pid: int, timeout_sec: float) -> tuple[int, float, bool]:
-        """``(wait status, CPU seconds, whether the timeout killed it)`` of the child ``pid``;
-        whatever the child left in its process group is killed afterwards."""
-        expired = threading.Event()
-
+    def _wait_child(self, pid: int, timeout_sec: float, progress: Path | None = None,
+                    stall_sec: float | None = None) -> tuple[int, float, str]:
+        """``(wait status, CPU seconds, the limit that killed it or "")`` of the child
+        ``pid`` (limits as ``process.limits``); whatever the child left in its process
+        group is killed afterwards."""
         def kill():
-            expired.set()
             for target in (-pid, pid):  # its group, and itself should it not have made one yet
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(target, signal.SIGKILL)
 
-        timer = threading.Timer(timeout_sec, kill)
-        timer.start()
         try:
-            done = self._read()
+            with limits(kill, timeout_sec, progress, stall_sec) as reached:
+                done = self._read()
         finally:
-            timer.cancel()
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)  # nothing the child started outlives it, nor a helper's death
         self.children_cpu += done.get("cpu", 0.0)
-        return done["status"], done.get("cpu", 0.0), expired.is_set()
+        return done["status"], done.get("cpu", 0.0), "".join(reached)
 
     def close(self) -> None:
         """End the helper process (and anything it left)."""
@@ -134,7 +130,8 @@ class ForkServer(Served):
         self.startup_seconds = time.perf_counter() - started_at
 
     def launch(self, cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
-               memory_mb: int | None = None) -> Finished:
+               memory_mb: int | None = None, progress: Path | None = None,
+               stall_sec: float | None = None) -> Finished:
         """Run the pytest command ``cmd`` in a forked child; ``ServerDied`` when the server
         is gone (the caller then starts a fresh process)."""
         if list(cmd[:3]) != [self.env.python, "-m", "pytest"]:
@@ -142,7 +139,7 @@ class ForkServer(Served):
         start = time.perf_counter()
         answer = self._request({"args": list(cmd[3:]), "cwd": str(cwd), "env": env, "output": str(output),
                                 "memory_mb": memory_mb})
-        status, cpu, expired = self._wait_child(answer["pid"], timeout_sec)
+        status, cpu, limit = self._wait_child(answer["pid"], timeout_sec, progress, stall_sec)
         text = Path(output).read_bytes().decode("utf-8", "replace") if Path(output).exists() else ""
-        return Finished("timeout" if expired else "ok", os.waitstatus_to_exitcode(status),
-                        time.perf_counter() - start, cpu, tail(text))
+        return Finished("timeout" if limit else "ok", os.waitstatus_to_exitcode(status),
+                        time.perf_counter() - start, cpu, tail(text), limit)

@@ -29,15 +29,69 @@ _DROP = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONSAFE
 
 @frozen
 class Finished:
-    """How a command ended: ``ok`` (it exited by itself), ``timeout`` (killed) or
-    ``error`` (it could not start); its exit code, wall and CPU seconds, and the tail
-    of its output."""
+    """How a command ended: ``ok`` (it exited by itself), ``timeout`` (killed: ``limit``
+    says which limit) or ``error`` (it could not start); its exit code, wall and CPU
+    seconds, and the tail of its output."""
 
     status: str
     returncode: int | None
     seconds: float
     cpu_seconds: float
     output: str = ""
+    limit: str = ""
+
+
+STALL_POLL = 0.2  # seconds between two looks at a run's record
+_BEGAN, _ENDED = b'{"kind": "collected"', (b'{"kind": "ran"', b'{"kind": "finish"')
+
+
+@contextlib.contextmanager
+def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: float | None = None):
+    """While the block runs, ``kill()`` once a limit is reached: ``timeout_sec`` seconds,
+    or, with ``stall_sec``, that many seconds without a new line in the run's record
+    ``progress`` between gen09's plugin noting that the tests began (``collected``) and
+    that they ended (``ran``/``finish``): start-up and collection, however slow, never
+    count as a stall. Yields a list that holds the reason once a limit was reached."""
+    reached: list[str] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        start = last = time.monotonic()
+        offset, active, pending = 0, False, b""
+        while True:
+            now = time.monotonic()
+            if now - start >= timeout_sec:
+                reached.append(f"over {timeout_sec:g}s")
+                break
+            if active and now - last >= stall_sec:
+                reached.append(f"no test phase ended for {stall_sec:g}s")
+                break
+            wait = timeout_sec - (now - start)
+            if done.wait(min(wait, STALL_POLL) if stall_sec else wait):
+                return
+            if stall_sec and progress is not None:
+                with contextlib.suppress(OSError), open(progress, "rb") as record:
+                    record.seek(offset)
+                    new = record.read()
+                    offset += len(new)
+                    if new:
+                        last = time.monotonic()
+                        lines = (pending + new).split(b"\n")
+                        pending = lines.pop()
+                        for line in lines:
+                            if line.startswith(_BEGAN):
+                                active = True
+                            elif line.startswith(_ENDED):
+                                active = False
+        kill()
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield reached
+    finally:
+        done.set()
+        watcher.join()
 
 
 def clean_env(venv: str | Path | None = None, **extra: str) -> dict:
@@ -96,9 +150,11 @@ def tail(text: str, lines: int = 15, chars: int = 2000) -> str:
 
 
 def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
-                memory_mb: int | None = None) -> Finished:
+                memory_mb: int | None = None, progress: Path | None = None,
+                stall_sec: float | None = None) -> Finished:
     """Run ``cmd`` in a new session with stdout and stderr into the file ``output``.
-    After ``timeout_sec`` the whole process group is killed; when the command ends, any
+    At a limit (``limits``: ``timeout_sec``, or ``stall_sec`` without progress in the
+    record ``progress``) the whole process group is killed; when the command ends, any
     process it left in its group is killed too."""
     start = time.perf_counter()
     try:
@@ -112,25 +168,18 @@ def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
         limit = memory_mb * 1024 * 1024
         with contextlib.suppress(OSError, ValueError):
             resource.prlimit(proc.pid, resource.RLIMIT_AS, (limit, limit))
-    expired = threading.Event()
 
     def kill_group():
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
 
-    def expire():
-        expired.set()
-        kill_group()
-
-    timer = threading.Timer(timeout_sec, expire)
-    timer.start()
     try:
-        _, status, usage = os.wait4(proc.pid, 0)  # wait4: the command's own CPU time too
+        with limits(kill_group, timeout_sec, progress, stall_sec) as reached:
+            _, status, usage = os.wait4(proc.pid, 0)  # wait4: the command's own CPU time too
     finally:
-        timer.cancel()
         kill_group()  # nothing the command started outlives it
         ended(proc.pid)
     proc.returncode = os.waitstatus_to_exitcode(status)
     text = Path(output).read_bytes().decode("utf-8", "replace")
-    return Finished("timeout" if expired.is_set() else "ok", proc.returncode, time.perf_counter() - start,
-                    usage.ru_utime + usage.ru_stime, tail(text))
+    return Finished("timeout" if reached else "ok", proc.returncode, time.perf_counter() - start,
+                    usage.ru_utime + usage.ru_stime, tail(text), "".join(reached))

@@ -119,11 +119,11 @@ class Worker(Served):
         answer = self._request(request)
         if answer["kind"] == "fallback":
             return answer["reason"]
-        status, cpu, expired = self._wait_child(answer["pid"], job.timeout_sec)
+        status, cpu, limit = self._wait_child(answer["pid"], job.timeout_sec, record, job.stall_sec)
         self._restore()
         code = os.waitstatus_to_exitcode(status)
-        finished = Finished("timeout" if expired else "ok", 0 if code == 0 else code,
-                            time.perf_counter() - start, cpu, self._log_tail())
+        finished = Finished("timeout" if limit else "ok", 0 if code == 0 else code,
+                            time.perf_counter() - start, cpu, self._log_tail(), limit)
         return evolve(judge_record(job, record, finished), runner="warm")
 
     def _restore(self) -> None:
