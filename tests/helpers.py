@@ -56,6 +56,16 @@ def repo_with_tests(tmp_path: Path, body: str) -> Path:
     return repo
 
 
+def warm_project(tmp_path: Path, lib: str, tests: str):
+    """A repository of ``lib.py`` and ``tests/test_it.py``, and the environment it runs in
+    (this interpreter, gen09's plugins with the warm runner's)."""
+    from gen09_core.testrun.jobs import TestEnv, install_plugin
+
+    repo = repo_with_tests(tmp_path, tests)
+    (repo / "lib.py").write_text(lib)
+    return repo, TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)))
+
+
 def compiles(text: str) -> bool:
     """Whether CPython compiles ``text`` as a whole module (warnings silenced)."""
     import warnings

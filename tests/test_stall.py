@@ -10,9 +10,10 @@ import textwrap
 import pytest
 
 from gen09_core.mutate.baseline import derive_baseline
-from gen09_core.testrun.jobs import TestEnv, TestJob, TestRun, install_plugin, run_job
+from gen09_core.testrun.jobs import TestJob, TestRun, run_job
 from gen09_core.testrun.process import limits
 from gen09_core.testrun.warm import WarmRunner
+from tests.helpers import warm_project
 
 LIB = "def add(a, b):\n    return a + b\n\n\ndef spin():\n    return 1\n"
 TESTS = textwrap.dedent("""
@@ -33,11 +34,7 @@ STALLED = "no test phase ended for 1s"
 
 @pytest.fixture
 def project(tmp_path):
-    repo = tmp_path / "repo"
-    (repo / "tests").mkdir(parents=True)
-    (repo / "lib.py").write_text(LIB)
-    (repo / "tests" / "test_it.py").write_text(TESTS)
-    env = TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)))
+    repo, env = warm_project(tmp_path, LIB, TESTS)
     runner = WarmRunner(env, repo, tmp_path / "warm")
     yield repo, env, runner, tmp_path
     runner.close()

@@ -10,6 +10,7 @@ import pytest
 
 from gen09_core.testrun.jobs import TestEnv, TestJob, install_plugin, run_job
 from gen09_core.testrun.warm import WarmRunner
+from tests.helpers import warm_project
 
 LIB = '''
 import os
@@ -76,15 +77,6 @@ def setup(tmp_path):
 
 def _job(repo, tmp_path, name, text, tests=IDS, **kw):
     return TestJob(name, str(repo), str(tmp_path / "jobs"), {"lib.py": text}, tests, **kw)
-
-
-def _project(tmp_path, lib, tests):
-    """A repository of ``lib.py`` and ``tests/test_it.py``, and the environment it runs in."""
-    repo = tmp_path / "repo"
-    (repo / "tests").mkdir(parents=True, exist_ok=True)
-    (repo / "lib.py").write_text(lib)
-    (repo / "tests" / "test_it.py").write_text(tests)
-    return repo, TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)))
 
 
 def _warm_and_fresh(runner, env, repo, tmp_path, name, text, ids):
@@ -387,7 +379,7 @@ def test_typeguard_instrumented_functions_run_warm_and_agree_with_fresh_processe
     transformer, so a mutant whose return value breaks its annotation fails exactly as in a
     new process (a plain swap would drop the checks and pass ``test_label_text``)."""
     pytest.importorskip("typeguard")
-    repo, env = _project(tmp_path, TYPECHECKED, TYPECHECKED_TESTS)
+    repo, env = warm_project(tmp_path, TYPECHECKED, TYPECHECKED_TESTS)
     runner = WarmRunner(env, repo, tmp_path / "warm")
     ids = tuple(f"tests/test_it.py::test_{n}" for n in ("count", "label_checks_its_argument", "label_text"))
     mutants = {"wrong-type": TYPECHECKED.replace("return str(n)", "return n"),
@@ -447,7 +439,7 @@ def test_annotation_changes_in_a_postponed_annotations_module_run_warm(tmp_path)
     strings no one evaluates at import, so the worker swaps the body and the new
     ``__annotations__`` in and agrees with fresh processes; a decorated function's
     annotations (a decorator may read them at import) and evaluated annotations run fresh."""
-    repo, env = _project(tmp_path, POSTPONED, POSTPONED_TESTS)
+    repo, env = warm_project(tmp_path, POSTPONED, POSTPONED_TESTS)
     runner = WarmRunner(env, repo, tmp_path / "warm")
     ids = tuple(f"tests/test_it.py::test_{n}" for n in ("clamp", "clamp_annotations", "half", "signature"))
     warm_mutants = {
@@ -555,7 +547,7 @@ def test_removed_methods_run_warm_when_a_live_class_can_show_it(tmp_path):
     something before the fork could have seen the method: another object took it at import
     (a default argument), class creation reads it (``__eq__``), its removal uncovers an
     abstract method, or an isinstance check at import cached the class."""
-    repo, env = _project(tmp_path, CLASSES, CLASSES_TESTS)
+    repo, env = warm_project(tmp_path, CLASSES, CLASSES_TESTS)
     ids = tuple(f"tests/test_it.py::test_{n}" for n in ("child", "eq", "keep", "label", "len", "sized_abc"))
 
     def without(method, cls="Sized"):
@@ -656,7 +648,7 @@ def test_reordered_methods_run_warm_with_the_new_class_order_and_lines(tmp_path)
     would have and the moved methods their new line numbers, so even tests that look at the
     order or the lines agree with new processes; a reordering that changes what a name is
     bound to (a property and its setter) or that an ``__init_subclass__`` saw runs fresh."""
-    repo, env = _project(tmp_path, SHELF, SHELF_TESTS)
+    repo, env = warm_project(tmp_path, SHELF, SHELF_TESTS)
     runner = WarmRunner(env, repo, tmp_path / "warm")
     ids = tuple(f"tests/test_it.py::test_{n}" for n in ("calls", "lines", "listed", "order"))
     cases = {"methods": (_swap(SHELF, "    def first(", "    def second("), "warm", {"lines", "order"}),

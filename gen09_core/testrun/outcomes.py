@@ -139,8 +139,8 @@ def read(path) -> Record:
             continue
         kind = item.get("kind")
         if kind == "phase":
-            duration += float(item.get("duration") or 0.0)
-            longest = max(longest, float(item.get("duration") or 0.0))
+            seconds = float(item.get("duration") or 0.0)
+            duration, longest = duration + seconds, max(longest, seconds)
             phases = runs.setdefault(item["id"], [])
             if item["when"] == "setup" and not item.get("subtest") and phases:
                 phases.clear()  # a rerun starts over
