@@ -1,17 +1,19 @@
 """The stall limit on real processes: once a run's tests began, a run in which no test phase
-ends for ``stall_sec`` is killed as a timeout (a hung mutant costs that, not the whole
-timeout), on every runner; start-up and collection never count as a stall, and a run that
-keeps ending phases is never killed by it."""
+ends while its test process uses ``stall_sec`` CPU seconds, or for three times that in wall
+seconds, is killed as a timeout (a hung mutant costs that, not the whole timeout), on every
+runner; start-up and collection never count as a stall, and a run that keeps ending phases,
+or waits without using CPU for less than the wall limit, is never killed by it."""
 
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
 from gen09_core.mutate.baseline import derive_baseline
 from gen09_core.testrun.jobs import TestJob, TestRun, run_job
-from gen09_core.testrun.process import limits
+from gen09_core.testrun.process import cpu_seconds, limits
 from gen09_core.testrun.warm import WarmRunner
 from tests.helpers import warm_project
 
@@ -29,7 +31,7 @@ TESTS = textwrap.dedent("""
 """)
 IDS = ("tests/test_it.py::test_add", "tests/test_it.py::test_spin")
 HANG = LIB.replace("    return 1\n", "    while True:\n        pass\n")
-STALLED = "no test phase ended for 1s"
+STALLED = "no test phase ended in 1s of CPU time"  # a busy loop: the CPU rule
 
 
 @pytest.fixture
@@ -60,7 +62,9 @@ def test_a_hung_mutant_ends_at_the_stall_limit_on_every_runner(project):
 
 def test_slow_collection_is_not_a_stall(project):
     repo, env, runner, tmp_path = project
-    (repo / "tests" / "conftest.py").write_text("import time\n\ntime.sleep(2.5)\n")  # longer than stall_sec
+    busy = "end = time.process_time() + 1.2\nwhile time.process_time() < end:\n    pass\n"
+    # more CPU than stall_sec and more wall time than 3 x stall_sec, all before the tests begin
+    (repo / "tests" / "conftest.py").write_text(f"import time\n\n{busy}time.sleep(2.0)\n")
     slow = _job(repo, tmp_path, "slow", LIB.replace("a + b", "a - b"))
     fresh = run_job(env, slow)
     prefork = runner(_job(repo, tmp_path, "prefork", "LIMIT = 1\n" + LIB))
@@ -72,36 +76,59 @@ def test_slow_collection_is_not_a_stall(project):
 WRITER = textwrap.dedent("""
     import sys, time
     with open(sys.argv[1], "a") as out:
-        for line in ['{"kind": "start"}'] + ['{"kind": "collected"}'] * int(sys.argv[2]) + ['{"kind": "phase"}'] * 8:
+        for line in ['{"kind": "start"}'] + ['{"kind": "collected"}'] * int(sys.argv[2]) + ['{"kind": "phase"}'] * 2:
             out.write(line + "\\n")
             out.flush()
-            time.sleep(0.4)
+            time.sleep(float(sys.argv[4]))
         out.write('{"kind": "ran"}\\n')
         out.flush()
         time.sleep(float(sys.argv[3]))
 """)
 
 
-@pytest.mark.parametrize("began, after_end, reached", [
-    (1, 0.0, []),  # a phase every 0.4 s for 3.6 s: never 1 s without one
-    (0, 2.0, []),  # never said the tests began: only the timeout applies
-    (1, 2.0, []),  # 2 s after the tests ended (pytest's session finish) is not a stall
+@pytest.mark.parametrize("began, between, after_end", [
+    (1, 0.8, 0.0),  # a phase every 0.8 s: never 3 s without one, and asleep: no CPU
+    (1, 2.2, 0.0),  # 2.2 s asleep between phases: more than stall_sec, less than 3 x stall_sec
+    (0, 0.4, 3.5),  # never said the tests began: only the timeout applies
+    (1, 0.4, 3.5),  # 3.5 s after the tests ended (pytest's session finish) is not a stall
 ])
-def test_progress_keeps_a_run_alive(tmp_path, began, after_end, reached):
+def test_progress_keeps_a_run_alive(tmp_path, began, between, after_end):
     record = tmp_path / "outcomes.jsonl"
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(record), str(began), str(after_end)])
-    with limits(proc.kill, 60, record, 1.0) as got:
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(record), str(began), str(after_end), str(between)])
+    with limits(proc.kill, 60, record, 1.0, proc.pid) as got:
         proc.wait()
-    assert (got, proc.returncode) == (reached, 0)
+    assert (got, proc.returncode) == ([], 0)
 
 
-def test_no_new_line_for_stall_sec_kills_the_run(tmp_path):
+@pytest.mark.parametrize("code, pid, reached", [
+    ("import time; time.sleep(60)", True, "no test phase ended for 3s"),  # asleep: the wall rule
+    ("while True: pass", True, "no test phase ended in 1s of CPU time"),  # busy: the CPU rule, well before 3 s
+    ("while True: pass", False, "no test phase ended for 3s"),  # its CPU unknown: the wall rule only
+])
+def test_no_new_line_kills_the_run(tmp_path, code, pid, reached):
     record = tmp_path / "outcomes.jsonl"
     record.write_text('{"kind": "start"}\n{"kind": "collected"}\n')
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    with limits(proc.kill, 60, record, 1.0) as got:
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    with limits(proc.kill, 60, record, 1.0, proc.pid if pid else None) as got:
         proc.wait()
-    assert got == ["no test phase ended for 1s"] and proc.returncode != 0
+    assert got == [reached] and proc.returncode != 0
+
+
+def test_cpu_seconds_reads_a_live_process_and_not_a_gone_one():
+    busy = subprocess.Popen([sys.executable, "-c", "import time\nend = time.process_time() + 0.5\n"
+                             "while time.process_time() < end: pass\ntime.sleep(60)"])
+    try:
+        used = None
+        for _ in range(100):  # until it has spun its 0.5 s
+            used = cpu_seconds(busy.pid)
+            if used is not None and used >= 0.5:
+                break
+            time.sleep(0.05)
+        assert used is not None and 0.5 <= used < 5
+    finally:
+        busy.kill()
+        busy.wait()
+    assert cpu_seconds(busy.pid) is None
 
 
 def test_the_stall_limit_comes_from_the_longest_pristine_phase():

@@ -8,8 +8,9 @@ is excluded too (``order_dependent``, counted as flaky): it passed only because 
 is left out ran before it. The second run records per-test coverage, from which validation
 picks the tests a mutant can affect. The baseline also fixes each mutant run's timeout:
 ``limits.timeout_sec``, or a floor plus a multiple of the slower pristine run — and then also
-its stall limit: once the run's tests began, no test phase may take longer than a floor plus
-that multiple of the longest pristine phase (a hung mutant is ended there, not at the timeout).
+its stall limit: once the run's tests began, no test phase may use more CPU time than a floor
+plus that multiple of the longest pristine phase, nor three times that in wall time (a hung
+mutant is ended there, not at the timeout).
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from gen09_core.testrun.outcomes import PASSED as PASSING
 
 TIMEOUT_FLOOR = 10.0  # seconds: a mutant's run may take this long beyond ...
 TIMEOUT_FACTOR = 3.0  # ... this many times the slower pristine whole-suite run
-STALL_FLOOR = 3.0  # seconds: once its tests began, a mutant's run is ended when no test phase ends in this
-# long plus TIMEOUT_FACTOR times the longest pristine phase (a hung mutant costs that, not the whole timeout)
+STALL_FLOOR = 1.0  # seconds: once its tests began, a mutant's run is ended when no test phase ends while it
+# uses this much CPU plus TIMEOUT_FACTOR times the longest pristine phase, or in 3 times that wall time
+# (process.limits): a hung mutant costs that, not the whole timeout
 FLAKY_RULE = ("tests whose outcome differs between two pristine runs, or that do not pass when only the "
               "stable tests run, are excluded as flaky")
 SELECTED_ROUNDS = 3  # runs of the stable tests on their own, until none drops out

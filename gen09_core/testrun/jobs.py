@@ -78,7 +78,7 @@ class TestJob:
     timeout_sec: float = 300.0
     memory_mb: int = 4096
     first: tuple[str, ...] | None = None  # run these first; stop after them unless one fails
-    stall_sec: float | None = None  # once the tests began: killed when no test phase ends for this long
+    stall_sec: float | None = None  # once the tests began: killed when no phase ends in this much CPU time
 
 
 @frozen

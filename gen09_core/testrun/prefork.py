@@ -87,7 +87,7 @@ class Served:
                     os.kill(target, signal.SIGKILL)
 
         try:
-            with limits(kill, timeout_sec, progress, stall_sec) as reached:
+            with limits(kill, timeout_sec, progress, stall_sec, pid) as reached:
                 done = self._read()
         finally:
             with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -42,29 +42,51 @@ class Finished:
 
 
 STALL_POLL = 0.2  # seconds between two looks at a run's record
+STALL_WALL_FACTOR = 3  # a run that uses no CPU (asleep, blocked) stalls after this many times stall_sec
 _BEGAN, _ENDED = b'{"kind": "collected"', (b'{"kind": "ran"', b'{"kind": "finish"')
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU seconds the process ``pid`` has used so far (its threads included, not its
+    children), from Linux's ``/proc``; None where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()  # after the command name, which may hold spaces
+        return (int(fields[11]) + int(fields[12])) / _TICKS  # utime and stime, in clock ticks
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 @contextlib.contextmanager
-def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: float | None = None):
+def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: float | None = None,
+           pid: int | None = None):
     """While the block runs, ``kill()`` once a limit is reached: ``timeout_sec`` seconds,
-    or, with ``stall_sec``, that many seconds without a new line in the run's record
-    ``progress`` between gen09's plugin noting that the tests began (``collected``) and
-    that they ended (``ran``/``finish``): start-up and collection, however slow, never
-    count as a stall. Yields a list that holds the reason once a limit was reached."""
+    or, with ``stall_sec``, a stall between gen09's plugin noting in the run's record
+    ``progress`` that the tests began (``collected``) and that they ended (``ran``/
+    ``finish``): no new line while the test process ``pid`` uses ``stall_sec`` seconds of
+    CPU (a busy loop), or for ``STALL_WALL_FACTOR`` times ``stall_sec`` wall seconds
+    (asleep or blocked; the only rule where ``pid``'s CPU cannot be read). Start-up and
+    collection, however slow, never count as a stall; CPU time, unlike wall time, does not
+    grow while a busy machine makes the run wait. Yields a list that holds the reason once
+    a limit was reached."""
     reached: list[str] = []
     done = threading.Event()
 
     def watch() -> None:
         start = last = time.monotonic()
-        offset, active, pending = 0, False, b""
+        offset, active, pending, cpu_mark = 0, False, b"", None
         while True:
             now = time.monotonic()
             if now - start >= timeout_sec:
                 reached.append(f"over {timeout_sec:g}s")
                 break
-            if active and now - last >= stall_sec:
-                reached.append(f"no test phase ended for {stall_sec:g}s")
+            if active and now - last >= STALL_WALL_FACTOR * stall_sec:
+                reached.append(f"no test phase ended for {STALL_WALL_FACTOR * stall_sec:g}s")
+                break
+            cpu = cpu_seconds(pid) if active and pid is not None else None
+            if cpu is not None and cpu_mark is not None and cpu - cpu_mark >= stall_sec:
+                reached.append(f"no test phase ended in {stall_sec:g}s of CPU time")
                 break
             wait = timeout_sec - (now - start)
             if done.wait(min(wait, STALL_POLL) if stall_sec else wait):
@@ -76,6 +98,7 @@ def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: fl
                     offset += len(new)
                     if new:
                         last = time.monotonic()
+                        cpu_mark = cpu_seconds(pid) if pid is not None else None
                         lines = (pending + new).split(b"\n")
                         pending = lines.pop()
                         for line in lines:
@@ -174,7 +197,7 @@ def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
             os.killpg(proc.pid, signal.SIGKILL)
 
     try:
-        with limits(kill_group, timeout_sec, progress, stall_sec) as reached:
+        with limits(kill_group, timeout_sec, progress, stall_sec, proc.pid) as reached:
             _, status, usage = os.wait4(proc.pid, 0)  # wait4: the command's own CPU time too
     finally:
         kill_group()  # nothing the command started outlives it
