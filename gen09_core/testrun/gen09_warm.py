@@ -35,17 +35,19 @@ def _send(out, message):
     out.flush()
 
 
-def _order(items, selected, first, files):
-    """The selected items in the order ``pytest FILES`` collects them, first ones in front."""
+def _order(keyed, selected, first, files):
+    """The selected items in the order ``pytest FILES`` collects them, first ones in front
+    (``keyed``: ``(node id, its file, item)`` of every collected item, in collection order)."""
     rank = {f: i for i, f in enumerate(files)}
-    chosen = sorted((item for item in items if item.nodeid in selected),
-                    key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+    picked = [(rank.get(file, len(rank)), n, item) for n, (nodeid, file, item) in enumerate(keyed)
+              if nodeid in selected]
+    chosen = [item for _, _, item in sorted(picked, key=lambda entry: entry[:2])]
     if first:
         chosen = [i for i in chosen if i.nodeid in first] + [i for i in chosen if i.nodeid not in first]
     return chosen
 
 
-def _child(session, job, plan, filename):
+def _child(session, keyed, job, plan, filename):
     """Run one job in the forked child; never returns."""
     code = 0
     try:
@@ -67,7 +69,7 @@ def _child(session, job, plan, filename):
         os.environ["GEN09_OUTCOMES"] = job["outcomes"]
         recorder._state["out"] = open(job["outcomes"], "a", encoding="utf-8")  # noqa: SIM115
         first = set(job.get("first") or ())
-        items = _order(session.items, set(job["select"]), first, job["files"])
+        items = _order(keyed, set(job["select"]), first, job["files"])
         recorder._state.update(first=first, left=sum(i.nodeid in first for i in items), dirty=False)
         recorder._write({"kind": "collected", "items": len(items)})  # the tests begin: stall limit on
         session.shouldstop = session.shouldfail = False
@@ -97,6 +99,7 @@ def pytest_runtestloop(session):
         return True
     gen09_swap.prepare()
     root = os.path.realpath(str(session.config.rootpath))
+    keyed = [(item.nodeid, item.nodeid.split("::", 1)[0], item) for item in session.items]
     gc.collect()
     gc.freeze()
     _send(out, {"kind": "ready", "items": len(session.items)})  # ready to fork: start-up ends here
@@ -116,7 +119,7 @@ def pytest_runtestloop(session):
             continue
         pid = os.fork()
         if pid == 0:
-            _child(session, job, plan, filename)
+            _child(session, keyed, job, plan, filename)
         _send(out, {"job": job["id"], "kind": "started", "pid": pid})
         _, status, usage = os.wait4(pid, 0)
         _send(out, {"job": job["id"], "kind": "done", "status": status,

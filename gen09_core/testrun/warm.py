@@ -46,13 +46,14 @@ PLUGIN = "gen09_warm"
 
 
 def _tree_state(root: Path) -> dict:
-    state = {}
+    """``{relative path: (size, mtime)}`` of every file under ``root`` (``__pycache__`` left out)."""
+    state, prefix = {}, len(str(root)) + 1
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
         for name in files:
             path = os.path.join(folder, name)
             info = os.lstat(path)
-            state[os.path.relpath(path, root)] = (info.st_size, info.st_mtime_ns)
+            state[path[prefix:]] = (info.st_size, info.st_mtime_ns)
     return state
 
 
@@ -129,17 +130,15 @@ class Worker(Served):
     def _restore(self) -> None:
         """Undo whatever the child wrote into the worker's folder."""
         now = _tree_state(self.folder)
-        for rel, info in now.items():
-            if self.state.get(rel) != info:
+        for rel in now.keys() - self.state.keys():
+            (self.folder / rel).unlink()
+        for rel, info in self.state.items():
+            if now.get(rel) != info:
                 target = self.folder / rel
-                if rel in self.state:
-                    shutil.copy2(self.source / rel, target)
-                else:
-                    target.unlink()
-        for rel in self.state.keys() - now.keys():
-            (self.folder / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(self.source / rel, self.folder / rel)
-        self.state = _tree_state(self.folder)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(self.source / rel, target)
+                copied = os.lstat(target)
+                self.state[rel] = (copied.st_size, copied.st_mtime_ns)
 
 
 class WarmRunner:
