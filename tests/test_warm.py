@@ -132,6 +132,27 @@ def test_a_child_that_misbehaves_ends_only_its_own_job(setup, body, status):
     assert after.runner == "warm" and after.outcomes["tests/test_lib.py::test_add"] == "failed"
 
 
+@pytest.mark.parametrize("body, status", [
+    ("    raise KeyboardInterrupt\n", "ok"),  # pytest ends the session: exit 2, what ran before is kept
+    ("    import pytest\n    pytest.exit('stop', returncode=5)\n", "ok"),
+    ("    import pytest\n    pytest.exit('stop')\n", "ok"),
+    # the mutant breaks pytest itself: its teardown finds no runner function (pytest's internal error)
+    ("    import _pytest.runner\n    _pytest.runner.call_and_report = None\n    return [2, 4]\n", "crash"),
+])
+def test_a_test_that_ends_or_breaks_the_session_ends_as_in_a_fresh_process(setup, body, status):
+    repo, env, runner, tmp_path = setup
+    text = LIB.replace("    return [v * factor for v in values]\n", body)
+    job = _job(repo, tmp_path, "ender", text, tests=(IDS[0], IDS[3]))  # add passes, then scale ends it
+    warm, fresh = runner(job), run_job(env, job)
+    assert warm.runner == "warm" and (warm.status, warm.outcomes) == (fresh.status, fresh.outcomes), (warm, fresh)
+    assert warm.status == status and warm.outcomes[IDS[0]] == "passed", warm
+    assert warm.detail.split(":")[0] == fresh.detail.split(":")[0]  # "pytest exit N (...)"
+    if status == "crash":
+        assert "NoneType" in warm.detail and warm.problem == fresh.problem != "", (warm.detail, warm.problem)
+    after = runner(_job(repo, tmp_path, "after", LIB.replace("return a + b", "return a - b")))
+    assert after.runner == "warm" and after.outcomes["tests/test_lib.py::test_add"] == "failed"
+
+
 def test_what_the_swap_cannot_carry_runs_fresh_with_the_reason(setup):
     """Handed back, with the reason, to a child of the fork server (a fresh interpreter's
     view of the files): the same outcomes as a new process."""
@@ -336,6 +357,51 @@ def test_a_function_whose_code_a_decorator_rewrote_runs_fresh(tmp_path):
         runner.close()
     assert fresh.outcomes == {"tests/test_it.py::test_answer": "passed"} == warm.outcomes
     assert "the code of answer was rewritten after import by a decorator other than typeguard's" in warm.runner
+
+
+TWICE = """import sys
+
+
+def parse(text):
+    value = int(text)
+    return value
+
+
+if sys.version_info < (3, 0):
+    parse_checked = parse
+
+    def parse(text):
+        return parse_checked(text.strip())
+
+
+def later():
+    return 1
+"""
+
+
+@pytest.mark.parametrize("before, after", [
+    ("    value = int(text)\n", "    value = int(text) + 1\n"),  # the same lines
+    ("    value = int(text)\n", "    value = int(text)\n    value += 1\n"),  # every later function moves
+])
+def test_a_change_to_a_function_defined_twice_runs_fresh(tmp_path, before, after):
+    """The code table holds one code per name: the first ``parse`` (the one that runs here)
+    was invisible to it, and a change that moved the lines below it ran warm with only
+    ``later`` moved and ``parse`` unchanged (found on toolz 1.0.0's ``_check_sigspec``)."""
+    repo, env = warm_project(tmp_path, TWICE, "import lib\n\n\ndef test_parse():\n    assert lib.parse('41') == 41\n"
+                                              "\n\ndef test_later():\n    assert lib.later() == 1\n")
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    try:
+        job = TestJob("twice", str(repo), str(tmp_path / "jobs"), {"lib.py": TWICE.replace(before, after)},
+                      ("tests/test_it.py::test_later", "tests/test_it.py::test_parse"))
+        warm, fresh = runner(job), run_job(env, job)
+        other = runner(TestJob("other", str(repo), str(tmp_path / "jobs"),
+                               {"lib.py": TWICE.replace("return 1", "return 2")}, ("tests/test_it.py::test_later",)))
+    finally:
+        runner.close()
+    assert fresh.outcomes == {"tests/test_it.py::test_parse": "failed", "tests/test_it.py::test_later": "passed"}
+    assert warm.outcomes == fresh.outcomes
+    assert "parse is defined more than once and the code of one of its definitions changed" in warm.runner
+    assert other.runner == "warm" and other.outcomes == {"tests/test_it.py::test_later": "failed"}
 
 
 TYPECHECKED = '''
@@ -652,7 +718,7 @@ def test_reordered_methods_run_warm_with_the_new_class_order_and_lines(tmp_path)
     runner = WarmRunner(env, repo, tmp_path / "warm")
     ids = tuple(f"tests/test_it.py::test_{n}" for n in ("calls", "lines", "listed", "order"))
     cases = {"methods": (_swap(SHELF, "    def first(", "    def second("), "warm", {"lines", "order"}),
-             "property": (_swap(SHELF, "    @property", "    @label.setter"), "bound twice", set()),  # no import
+             "property": (_swap(SHELF, "    @property", "    @label.setter"), "defined more than once", set()),  # no import
              "subclass hook": (_swap(SHELF, "    def one(", "    def two("), "__init_subclass__", {"listed"})}
     try:
         for name, (text, kind, failing) in cases.items():

@@ -17,8 +17,9 @@ A mutation the swap cannot carry soundly is answered ``fallback`` with the reaso
 any fork: any other change outside function bodies (module or class-level code,
 decorators, non-literal defaults, evaluated annotations), a definition added, a function
 or a decorated or special method removed, a changed nested function or closure, a
-function the collected suite never imported, a function rewritten at import by a
-decorator other than typeguard's, a function that ran at import or collection time (a
+function the collected suite never imported, a change to a name defined more than once,
+a function rewritten at import by a decorator other than typeguard's, a function that ran
+at import or collection time (a
 decorator factory, a parametrize list: what it made would not be remade; known from the
 pristine coverage run's import-time lines when the caller passes them in
 ``$GEN09_WARM_RAN``, else from a profile hook noting every call until the first fork), a
@@ -109,16 +110,34 @@ def _signature(code, deep):
             code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, tuple(consts))
 
 
-def _walk(code, table):
+def _walk(code, table, twice=None):
     """``{qualname: code}`` of the module and class bodies and of the functions defined
-    directly in them (a function's nested code belongs to its own signature)."""
-    table[code.co_qualname] = code
+    directly in them (a function's nested code belongs to its own signature). A qualname
+    defined more than once (``def f`` in both branches of an ``if``) keeps its last code
+    there; ``twice`` gets every one of them, in order."""
+    name = code.co_qualname
+    if name in table and twice is not None:
+        twice.setdefault(name, [table[name]]).append(code)
+    table[name] = code
     if code.co_flags & CO_NEWLOCALS:
         return table
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            _walk(const, table)
+            _walk(const, table, twice)
     return table
+
+
+def _changed_twice(old, old_twice, new, new_twice):
+    """The first qualname defined more than once of which any definition's code changed,
+    or "": which live object came from which definition is not known, so none of them can
+    be swapped. (Definitions that only moved keep behaving the same; as before, live ones
+    whose code equals the last definition's get its new lines.)"""
+    for name in sorted(set(old_twice) | set(new_twice)):
+        before = [_signature(c, True) for c in old_twice.get(name, [old.get(name)]) if c]
+        after = [_signature(c, True) for c in new_twice.get(name, [new.get(name)]) if c]
+        if before != after:
+            return name
+    return ""
 
 
 def swap_plan(filename, old_text, new_text, rel):
@@ -131,13 +150,18 @@ def swap_plan(filename, old_text, new_text, rel):
     try:
         key = (filename, old_text)  # the same pristine file comes back job after job
         if key not in _pristine:
-            table = _walk(compile(old_text, filename, "exec", dont_inherit=True), {})
+            old_twice = {}
+            table = _walk(compile(old_text, filename, "exec", dont_inherit=True), {}, old_twice)
             functions = {n: _signature(c, True) for n, c in table.items() if c.co_flags & CO_NEWLOCALS}
-            _pristine[key] = table, functions
-        old, signatures = _pristine[key]
-        new = _walk(compile(new_text, filename, "exec", dont_inherit=True), {})
+            _pristine[key] = table, functions, old_twice
+        old, signatures, old_twice = _pristine[key]
+        new_twice = {}
+        new = _walk(compile(new_text, filename, "exec", dont_inherit=True), {}, new_twice)
     except (SyntaxError, ValueError) as exc:
         return None, f"does not compile: {exc}"
+    twice = _changed_twice(old, old_twice, new, new_twice)
+    if twice:
+        return None, f"{twice} is defined more than once and the code of one of its definitions changed"
     if set(new) - set(old):
         return None, "a definition was added"
     removed = sorted(set(old) - set(new))

@@ -18,6 +18,7 @@ A worker with threads running after collection refuses every job. Standard libra
 pytest and ``gen09_swap`` (copied beside this file) only.
 """
 
+import contextlib
 import gc
 import json
 import os
@@ -25,6 +26,7 @@ import resource
 import sys
 import tempfile
 import threading
+import traceback
 
 import gen09_swap  # imported with this plugin, before conftest files: it notes every call from here on
 import pytest
@@ -48,8 +50,12 @@ def _order(keyed, selected, first, files):
 
 
 def _child(session, keyed, job, plan, filename):
-    """Run one job in the forked child; never returns."""
+    """Run one job in the forked child; never returns. It ends as a fresh ``pytest`` run
+    would: a ``KeyboardInterrupt`` or ``pytest.exit()`` from a test ends the session with
+    pytest's exit status for it, and any other exception that escapes (pytest broken by the
+    mutant, or this code failing) is recorded as pytest's internal error (exit status 3)."""
     code = 0
+    recorder = sys.modules["gen09_pytest"]
     try:
         os.setpgid(0, 0)
         if job.get("memory_mb"):
@@ -65,7 +71,6 @@ def _child(session, keyed, job, plan, filename):
             with open(filename, "w", encoding="utf-8") as handle:  # subprocesses a test starts read the
                 handle.write(job["text"])  # disk; the worker restores the file after the child
         os.environ["TMPDIR"] = tempfile.tempdir = job["tmpdir"]  # a temp folder of its own
-        recorder = sys.modules["gen09_pytest"]
         os.environ["GEN09_OUTCOMES"] = job["outcomes"]
         recorder._state["out"] = open(job["outcomes"], "a", encoding="utf-8")  # noqa: SIM115
         first = set(job.get("first") or ())
@@ -73,15 +78,21 @@ def _child(session, keyed, job, plan, filename):
         recorder._state.update(first=first, left=sum(i.nodeid in first for i in items), dirty=False)
         recorder._write({"kind": "collected", "items": len(items)})  # the tests begin: stall limit on
         session.shouldstop = session.shouldfail = False
-        for index, item in enumerate(items):
-            nextitem = items[index + 1] if index + 1 < len(items) else None
-            item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-            if session.shouldfail or session.shouldstop:
-                break
-        recorder._write({"kind": "finish", "exitstatus": 0})
+        try:
+            for index, item in enumerate(items):
+                nextitem = items[index + 1] if index + 1 < len(items) else None
+                item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+                if session.shouldfail or session.shouldstop:
+                    break
+        except (KeyboardInterrupt, pytest.exit.Exception) as stop:  # pytest ends the session there
+            asked = getattr(stop, "returncode", None)
+            code = 2 if asked is None else int(asked)  # 2: pytest's INTERRUPTED
+        recorder._write({"kind": "finish", "exitstatus": code})
         recorder._state["out"].close()
     except BaseException:  # a crash in the child is the job's outcome, never the worker's
-        code = 70
+        code = 3  # pytest's INTERNAL_ERROR
+        with contextlib.suppress(BaseException):  # the exit status still says what happened
+            recorder._write({"kind": "internal_error", "message": traceback.format_exc()[-4000:]})
     finally:
         sys.stdout.flush()
         os._exit(code)

@@ -10,7 +10,8 @@ object can show exactly as a new import would: typeguard-instrumented functions
 annotations of undecorated functions, removed methods nothing saw before the fork, and
 methods reordered in a class (its namespace put in the new order). It hands back every
 other job — other module or class-level changes, added definitions, changed closures or
-nested functions, functions the suite never imported or that ran at import — and a
+nested functions, functions the suite never imported or that ran at import, names
+defined twice — and a
 worker with threads running after collection refuses all jobs (``gen09_swap.py`` lists
 the rules). Coverage runs, whole-suite runs and multi-file jobs never use
 it. Each handed-back job runs as a fresh ``python -m pytest`` process would — forked from
@@ -38,9 +39,10 @@ from pathlib import Path
 
 from attrs import evolve
 
+from gen09_core.testrun import outcomes
 from gen09_core.testrun.jobs import TestEnv, TestJob, TestRun, judge_record, run_job
 from gen09_core.testrun.prefork import ForkServer, Served, ServerDied
-from gen09_core.testrun.process import Finished
+from gen09_core.testrun.process import Finished, tail
 
 PLUGIN = "gen09_warm"
 
@@ -123,8 +125,9 @@ class Worker(Served):
         status, cpu, limit = self._wait_child(answer["pid"], job.timeout_sec, record, job.stall_sec)
         self._restore()
         code = os.waitstatus_to_exitcode(status)
-        finished = Finished("timeout" if limit else "ok", 0 if code == 0 else code,
-                            time.perf_counter() - start, cpu, self._log_tail(), limit)
+        error = outcomes.read(record).internal_error if code else ""  # the child's own, not the log's
+        finished = Finished("timeout" if limit else "ok", code, time.perf_counter() - start, cpu,
+                            tail(error) if error else self._log_tail(), limit)
         return evolve(judge_record(job, record, finished), runner="warm")
 
     def _restore(self) -> None:
