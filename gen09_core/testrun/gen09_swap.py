@@ -127,15 +127,26 @@ def _walk(code, table, twice=None):
     return table
 
 
+def _twice_signatures(twice):
+    """``{qualname: [signature of each definition, in order]}`` of the names defined more than once."""
+    return {name: [_signature(c, True) for c in codes] for name, codes in twice.items()}
+
+
+def _definitions(table, twice, name):
+    """The signatures of every definition of ``name`` (``twice``: ``_twice_signatures``),
+    in order; none when it is not defined."""
+    if name in twice:
+        return twice[name]
+    return [_signature(table[name], True)] if name in table else []
+
+
 def _changed_twice(old, old_twice, new, new_twice):
     """The first qualname defined more than once of which any definition's code changed,
     or "": which live object came from which definition is not known, so none of them can
     be swapped. (Definitions that only moved keep behaving the same; as before, live ones
     whose code equals the last definition's get its new lines.)"""
     for name in sorted(set(old_twice) | set(new_twice)):
-        before = [_signature(c, True) for c in old_twice.get(name, [old.get(name)]) if c]
-        after = [_signature(c, True) for c in new_twice.get(name, [new.get(name)]) if c]
-        if before != after:
+        if _definitions(old, old_twice, name) != _definitions(new, new_twice, name):
             return name
     return ""
 
@@ -153,13 +164,13 @@ def swap_plan(filename, old_text, new_text, rel):
             old_twice = {}
             table = _walk(compile(old_text, filename, "exec", dont_inherit=True), {}, old_twice)
             functions = {n: _signature(c, True) for n, c in table.items() if c.co_flags & CO_NEWLOCALS}
-            _pristine[key] = table, functions, old_twice
+            _pristine[key] = table, functions, _twice_signatures(old_twice)
         old, signatures, old_twice = _pristine[key]
         new_twice = {}
         new = _walk(compile(new_text, filename, "exec", dont_inherit=True), {}, new_twice)
     except (SyntaxError, ValueError) as exc:
         return None, f"does not compile: {exc}"
-    twice = _changed_twice(old, old_twice, new, new_twice)
+    twice = _changed_twice(old, old_twice, new, _twice_signatures(new_twice))
     if twice:
         return None, f"{twice} is defined more than once and the code of one of its definitions changed"
     if set(new) - set(old):
