@@ -228,3 +228,30 @@ def _state(pid: int) -> str:
             return handle.read().rsplit(")", 1)[1].split()[0]
     except OSError:
         return ""
+
+
+
+HELPER = '''
+import os, sys, time
+out = int(os.environ["GEN09_WARM_OUT"])
+for part in sys.argv[1:]:
+    os.write(out, part.encode())
+    time.sleep(0.3)
+time.sleep(30)
+'''
+
+
+@pytest.mark.parametrize("parts", [['{"kind": "started"}\n{"kind": "done"}\n'],
+                                   ['{"kind": "sta', 'rted"}\n{"kind": "done"}', '\n']])
+def test_messages_that_arrive_together_or_in_pieces_are_all_read(tmp_path, parts):
+    """A child that ends at once makes its helper answer "started" and "done" in one go; both
+    reach gen09 (the second used to wait in a file buffer that select() does not see, and the
+    run hung there for good), and so do messages split across writes."""
+    from gen09_core.testrun.prefork import Served
+
+    helper = Served()
+    helper._spawn([sys.executable, "-c", HELPER, *parts], tmp_path, dict(os.environ), tmp_path / "helper.log")
+    try:
+        assert [helper._read(10)["kind"] for _ in range(2)] == ["started", "done"]
+    finally:
+        helper.close()

@@ -674,6 +674,15 @@ class Listed(Registry):
 
     def two(self):
         return 2
+
+
+class Named:
+    def call(self):
+        return 1
+
+    @property
+    def __name__(self):
+        return "named"
 '''
 
 SHELF_TESTS = '''
@@ -696,6 +705,11 @@ def test_calls():
 
 def test_listed():
     assert lib.Registry.names == [["one", "two"]]
+
+
+def test_named():
+    assert (lib.Named.__name__, lib.Named().__name__, lib.Named().call()) == ("Named", "named", 1)
+    assert [n for n in vars(lib.Named) if not n.startswith("__")] == ["call"]
 '''
 
 
@@ -713,13 +727,16 @@ def test_reordered_methods_run_warm_with_the_new_class_order_and_lines(tmp_path)
     """class_shuffle_funcs mutants: the live class's namespace takes the order a new class
     would have and the moved methods their new line numbers, so even tests that look at the
     order or the lines agree with new processes; a reordering that changes what a name is
-    bound to (a property and its setter) or that an ``__init_subclass__`` saw runs fresh."""
+    bound to (a property and its setter) or that an ``__init_subclass__`` saw runs fresh. A
+    class whose first reordered name is one the type itself answers (a ``__name__`` property,
+    as toolz's ``excepts`` has) keeps its name: the child crashed there before."""
     repo, env = warm_project(tmp_path, SHELF, SHELF_TESTS)
     runner = WarmRunner(env, repo, tmp_path / "warm")
-    ids = tuple(f"tests/test_it.py::test_{n}" for n in ("calls", "lines", "listed", "order"))
+    ids = tuple(f"tests/test_it.py::test_{n}" for n in ("calls", "lines", "listed", "named", "order"))
     cases = {"methods": (_swap(SHELF, "    def first(", "    def second("), "warm", {"lines", "order"}),
              "property": (_swap(SHELF, "    @property", "    @label.setter"), "defined more than once", set()),  # no import
-             "subclass hook": (_swap(SHELF, "    def one(", "    def two("), "__init_subclass__", {"listed"})}
+             "subclass hook": (_swap(SHELF, "    def one(", "    def two("), "__init_subclass__", {"listed"}),
+             "special name": (_swap(SHELF, "    def call(", "    @property\n    def __name__"), "warm", set())}
     try:
         for name, (text, kind, failing) in cases.items():
             warm, fresh = _warm_and_fresh(runner, env, repo, tmp_path, name, text, ids)

@@ -157,7 +157,7 @@ def swap_plan(filename, old_text, new_text, rel):
     or None, {attribute: new value})]`` — bodies, and what undecorated definitions changed
     outside their bodies (literal defaults; annotations where they are postponed) —
     ``removed``, ``[(live class, method name)]``, and ``reordered``, ``[(live class, its
-    namespace dict, the key order a new class would have, a name to assign again)]``."""
+    namespace dict, the key order a new class would have)]``."""
     try:
         key = (filename, old_text)  # the same pristine file comes back job after job
         if key not in _pristine:
@@ -185,6 +185,7 @@ def swap_plan(filename, old_text, new_text, rel):
             return None, found or f"module or class-level code changed ({(level or removed)[0]})"
         outside, reorders = found
     plan = {"functions": [], "removed": [], "reordered": []}
+    real = os.path.realpath(filename)
     for name in removed:
         target, reason = _removable(filename, old[name], rel)
         if reason:
@@ -202,7 +203,7 @@ def swap_plan(filename, old_text, new_text, rel):
         moved = body or _lines(code) != _lines(old[name])  # tracebacks show the new lines
         if not moved and name not in outside:
             continue
-        live = _live().get((os.path.realpath(filename), name), [])
+        live = _live().get((real, name), [])
         plain = [f for f in live if _signature(f.__code__, True) == signatures[name]]
         if not body and name not in outside:  # only moved: the same behaviour, wherever it ran
             if plain:
@@ -426,8 +427,8 @@ def _creation_hooks(classes):
 
 
 def _reorderable(filename, qualname, order):
-    """``((live class, its namespace dict, the key order a new class would have, a name to
-    assign again), "")`` when the class's methods were only reordered, else ``(None, reason)``."""
+    """``((live class, its namespace dict, the key order a new class would have), "")`` when
+    the class's methods were only reordered, else ``(None, reason)``."""
     cls = _live_class(filename, qualname)
     if cls is None:
         return None, f"the reordered class {qualname} was not imported by the collected suite"
@@ -438,17 +439,20 @@ def _reorderable(filename, qualname, order):
         return None, f"the namespace of {qualname} cannot be reordered"
     bound = iter(order)
     keys = [next(bound) if key in order else key for key in found[0]]  # the body's names, new order
-    return (cls, found[0], keys, order[0]), ""
+    return (cls, found[0], keys), ""
 
 
 def _reorder(reordered):
     """In the child: put each class's namespace in the order a new class would have (its
-    keys and values unchanged), then have the type drop what it cached about it."""
-    for cls, namespace, keys, name in reordered:
+    keys and values unchanged), then have the type drop what it cached about it: any
+    assignment to a class does, so one to a name of gen09's own, deleted again (assigning
+    a name of the class could go to the type itself: ``__name__``, ``__qualname__``)."""
+    for cls, namespace, keys in reordered:
         items = {key: namespace[key] for key in keys}
         namespace.clear()
         namespace.update(items)
-        setattr(cls, name, items[name])  # an assignment makes the type forget what it cached
+        cls._gen09_reordered = None
+        del cls._gen09_reordered
 
 
 def _removable(filename, code, rel):

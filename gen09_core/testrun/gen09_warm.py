@@ -61,6 +61,8 @@ def _child(session, keyed, job, plan, filename):
         if job.get("memory_mb"):
             limit = job["memory_mb"] * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        os.environ["GEN09_OUTCOMES"] = job["outcomes"]  # first: what fails from here on is recorded
+        recorder._state["out"] = open(job["outcomes"], "a", encoding="utf-8")  # noqa: SIM115
         if plan is not None:  # None: a job over the worker's own files
             gen09_swap.take_on(plan)
             cache = os.path.join(os.path.dirname(filename), "__pycache__")
@@ -71,8 +73,6 @@ def _child(session, keyed, job, plan, filename):
             with open(filename, "w", encoding="utf-8") as handle:  # subprocesses a test starts read the
                 handle.write(job["text"])  # disk; the worker restores the file after the child
         os.environ["TMPDIR"] = tempfile.tempdir = job["tmpdir"]  # a temp folder of its own
-        os.environ["GEN09_OUTCOMES"] = job["outcomes"]
-        recorder._state["out"] = open(job["outcomes"], "a", encoding="utf-8")  # noqa: SIM115
         first = set(job.get("first") or ())
         items = _order(keyed, set(job["select"]), first, job["files"])
         recorder._state.update(first=first, left=sum(i.nodeid in first for i in items), dirty=False)

@@ -53,7 +53,8 @@ class Served:
         os.close(to_child)
         os.close(to_gen09)
         self.send = os.fdopen(from_gen09, "w", encoding="utf-8")
-        self.recv = os.fdopen(from_child, "r", encoding="utf-8")
+        self.recv = os.fdopen(from_child, "rb", buffering=0)  # unbuffered: select() sees all that is unread
+        self.pending = b""  # read from the pipe, not yet a whole line
 
     def _log_tail(self) -> str:
         try:
@@ -62,10 +63,16 @@ class Served:
             return ""
 
     def _read(self, timeout: float | None = None) -> dict:
-        ready, _, _ = select.select([self.recv], [], [], timeout)
-        line = self.recv.readline() if ready else ""
-        if not line:
-            raise ServerDied(self._log_tail())
+        """The helper's next message; ``ServerDied`` when it ended or ``timeout`` passed
+        first. Messages that arrived together (a child that ended at once: "started" and
+        "done") are kept here, not in a file buffer that ``select()`` cannot see."""
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([self.recv], [], [], timeout)
+            chunk = self.recv.read(65536) if ready else b""
+            if not chunk:
+                raise ServerDied(self._log_tail())
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
         return json.loads(line)
 
     def _request(self, message: dict) -> dict:
