@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from gen09_core.testrun.jobs import TestEnv, TestJob, install_plugin, run_job
-from gen09_core.testrun.prefork import ForkServer
+from gen09_core.testrun.prefork import ForkServer, Served
 from gen09_core.testrun.warm import WarmRunner
 
 LIB = "def add(a, b):\n    return a + b\n"
@@ -230,7 +230,6 @@ def _state(pid: int) -> str:
         return ""
 
 
-
 HELPER = '''
 import os, sys, time
 out = int(os.environ["GEN09_WARM_OUT"])
@@ -247,8 +246,6 @@ def test_messages_that_arrive_together_or_in_pieces_are_all_read(tmp_path, parts
     """A child that ends at once makes its helper answer "started" and "done" in one go; both
     reach gen09 (the second used to wait in a file buffer that select() does not see, and the
     run hung there for good), and so do messages split across writes."""
-    from gen09_core.testrun.prefork import Served
-
     helper = Served()
     helper._spawn([sys.executable, "-c", HELPER, *parts], tmp_path, dict(os.environ), tmp_path / "helper.log")
     try:

@@ -185,7 +185,6 @@ def swap_plan(filename, old_text, new_text, rel):
             return None, found or f"module or class-level code changed ({(level or removed)[0]})"
         outside, reorders = found
     plan = {"functions": [], "removed": [], "reordered": []}
-    real = os.path.realpath(filename)
     for name in removed:
         target, reason = _removable(filename, old[name], rel)
         if reason:
@@ -196,6 +195,7 @@ def swap_plan(filename, old_text, new_text, rel):
         if reason:
             return None, reason
         plan["reordered"].append(target)
+    real = os.path.realpath(filename)
     for name, code in new.items():
         if not code.co_flags & CO_NEWLOCALS:
             continue
@@ -446,7 +446,7 @@ def _reorder(reordered):
     """In the child: put each class's namespace in the order a new class would have (its
     keys and values unchanged), then have the type drop what it cached about it: any
     assignment to a class does, so one to a name of gen09's own, deleted again (assigning
-    a name of the class could go to the type itself: ``__name__``, ``__qualname__``)."""
+    a name of the class could go to the type itself, as ``__name__`` does)."""
     for cls, namespace, keys in reordered:
         items = {key: namespace[key] for key in keys}
         namespace.clear()
