@@ -88,7 +88,8 @@ def test_bundle_layout_and_task_toml(runs):
         assert meta["task_hash"].startswith("sha256:")
         assert set(meta["asset_digests"]) >= {"snapshot", "dockerfile", "test_sh", "solve_sh"}
         assert toml["verifier"]["timeout_sec"] > 0 and toml["environment"]["memory_mb"] > 0
-        assert "/logs/verifier" in (bundle / "tests" / "test.sh").read_text()
+        script = (bundle / "tests" / "test.sh").read_text()
+        assert "/logs/verifier" in script and "--tb=native" in script  # a readable log for people
 
 
 def test_snapshots_do_not_leak(runs):

@@ -66,7 +66,7 @@ def test_memory_and_time_limits_do_not_leak_into_the_parent():
 
 
 def test_a_failure_keeps_its_message_and_frames_without_formatting_them(runner_env, tmp_path):
-    """gen09 runs pytest with ``--tb=native`` and reads a failure's frames from the exception:
+    """gen09 runs pytest with ``--tb=no`` and reads a failure's frames from the exception:
     the frames from the test's own file on, a ``__tracebackhide__`` helper left out, lines
     1-based, paths relative to the work copy; a failing setup keeps its frames too."""
     repo = repo_with_tests(tmp_path, """

@@ -324,8 +324,9 @@ cd "$APP_DIR" || exit 0
 
 def test_sh(s: BundleSettings) -> str:
     """The verifier entry point: the same pytest options, plugins and selection the
-    validation used; the reward comes from gen09's outcome reader."""
-    options = " ".join(shlex.quote(o) for o in s.test_env.pytest_options())
+    validation used (but a native traceback in the log, for whoever reads it); the reward
+    comes from gen09's outcome reader."""
+    options = " ".join(shlex.quote(o) for o in s.test_env.pytest_options(traceback="native"))
     exports = "".join(f"export {k}={shlex.quote(str(v))}\n" for k, v in sorted(s.test_env.env.items()))
     comment = ("# Verifier: restore the hidden tests, run FAIL_TO_PASS + PASS_TO_PASS, write the reward\n"
                "# (1 when all pass, else 0) to $LOG_DIR/reward.txt.\n")

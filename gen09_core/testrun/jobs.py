@@ -41,14 +41,15 @@ class TestEnv:
     env: dict = field(factory=dict)
     lock: str | None = None  # the rendered lock of ``venv``: what a remote worker rebuilds it from
 
-    def pytest_options(self) -> list[str]:
+    def pytest_options(self, traceback: str = "no") -> list[str]:
         """The pytest options every run of this environment gets (after ``-m pytest``).
-        ``--tb=native``: pytest's default traceback re-parses the source of every frame of
-        every failure (measured: ~17 ms per failing test of cachetools, 10x the test itself);
-        gen09 reads the failure's message and frames from the exception (``gen09_pytest``),
-        so the formatted text is never needed."""
+        ``traceback`` is pytest's ``--tb``: gen09 reads a failure's message and frames from the
+        exception itself (``gen09_pytest``), so its own runs format nothing (``no``; pytest's
+        default long traceback re-parsed every frame's source, ~17 ms per failing test of
+        cachetools, and ``native`` still cost ~0.17 ms per failing test there, 17% of one mutant's
+        test loop); a bundle's ``tests/test.sh`` asks for ``native`` to keep its log readable."""
         opts = ["-p", "no:cacheprovider", "-p", PLUGIN, "--continue-on-collection-errors", "-q",
-                "--tb=native"]
+                f"--tb={traceback}"]
         for plugin in self.plugins:
             opts += ["-p", plugin]
         if self.addopts is not None:
