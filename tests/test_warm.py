@@ -747,3 +747,81 @@ def test_reordered_methods_run_warm_with_the_new_class_order_and_lines(tmp_path)
         assert after.runner == "warm" and _not_passed(after) == {"calls"}
     finally:
         runner.close()
+
+
+LAZY = '''
+RATE = 2
+
+
+class Base:
+    def size(self):
+        return 1
+
+
+class Box(Base):
+    def scaled(self, n):
+        return n * RATE
+'''
+
+DROPPED = '''
+VALUE = 5
+'''
+
+LAZY_TESTS = '''
+import importlib
+import sys
+
+import dropped
+
+VALUE = dropped.VALUE
+del sys.modules["dropped"]  # imported at collection, then dropped: its module code still ran
+
+
+def test_scaled():
+    box = importlib.import_module("lazy").Box()  # imported by the test, as Markdown loads its extensions
+    assert box.scaled(3) == 6
+
+
+def test_size():
+    assert importlib.import_module("lazy").Box().size() == 1
+
+
+def test_value():
+    assert VALUE == 5
+'''
+
+
+@pytest.mark.parametrize("known_from", ["profile hook", "coverage run"])
+def test_a_file_nothing_imported_before_the_fork_runs_warm_as_it_is(tmp_path, known_from):
+    """A module only a test imports (Markdown 3.7's extensions) needs no swap: the child's
+    import reads the mutated file the child wrote, so even changes no swap carries (module
+    constants, a removed base, a removed method) run warm and agree with new processes, and
+    the next child imports the pristine file again. A module imported at collection and
+    dropped from ``sys.modules`` again still ran: its changes run fresh."""
+    from gen09_core.mutate.baseline import derive_baseline
+
+    repo, env = warm_project(tmp_path, "", LAZY_TESTS)
+    (repo / "lib.py").unlink()
+    (repo / "lazy.py").write_text(LAZY)
+    (repo / "dropped.py").write_text(DROPPED)
+    import_lines = None
+    if known_from == "coverage run":
+        pristine = run_job(env, TestJob("cov", str(repo), str(tmp_path / "jobs"), coverage=True))
+        import_lines = derive_baseline(pristine, pristine).import_lines
+        assert "lazy.py" not in import_lines and import_lines["dropped.py"]
+    runner = WarmRunner(env, repo, tmp_path / "warm", import_lines=import_lines)
+    ids = tuple(f"tests/test_it.py::test_{n}" for n in ("scaled", "size", "value"))
+    cases = {"lazy.py": {"constant": (LAZY.replace("RATE = 2", "RATE = 3"), {"scaled"}),
+                         "base": (LAZY.replace("class Box(Base):", "class Box:"), {"size"}),
+                         "method": (LAZY.replace("    def size(self):\n        return 1\n", "    pass\n"), {"size"}),
+                         "pristine": (LAZY, set())},
+             "dropped.py": {"dropped": (DROPPED.replace("5", "6"), {"value"})}}
+    try:
+        for path, mutants in cases.items():
+            for name, (text, failing) in mutants.items():
+                job = TestJob(name, str(repo), str(tmp_path / "jobs"), {path: text}, ids)
+                warm, fresh = runner(job), run_job(env, job)
+                assert warm.outcomes == fresh.outcomes and _not_passed(fresh) == failing, name
+                assert (warm.runner == "warm") == (path == "lazy.py"), (name, warm.runner)
+    finally:
+        runner.close()

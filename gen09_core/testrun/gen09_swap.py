@@ -17,7 +17,8 @@ A mutation the swap cannot carry soundly is answered ``fallback`` with the reaso
 any fork: any other change outside function bodies (module or class-level code,
 decorators, non-literal defaults, evaluated annotations), a definition added, a function
 or a decorated or special method removed, a changed nested function or closure, a
-function the collected suite never imported, a change to a name defined more than once,
+function the collected suite never imported (in a module it did import: a file nothing in
+the worker came from needs no swap), a change to a name defined more than once,
 a function rewritten at import by a decorator other than typeguard's, a function that ran
 at import or collection time (a
 decorator factory, a parametrize list: what it made would not be remade; known from the
@@ -49,6 +50,7 @@ _ran = set()  # code objects that ran before the first fork: swapping them would
 # when the caller has them ($GEN09_WARM_RAN): then no profile hook is needed (it slows collection 2-3x)
 _RAN_LINES_FILE = os.environ.get("GEN09_WARM_RAN")
 _ran_lines = {}
+_loaded = set()  # real paths of the files something in the worker came from (see _unimported)
 
 
 def _note(frame, event, arg):
@@ -71,7 +73,9 @@ def prepare():
     if _RAN_LINES_FILE:
         with open(_RAN_LINES_FILE, encoding="utf-8") as handle:
             _ran_lines.update({rel: set(lines) for rel, lines in json.load(handle).items()})
-    _live()
+    files = {m.__file__ for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)}
+    _loaded.update(map(os.path.realpath, files | {code.co_filename for code in _ran}))
+    _loaded.update(real for real, _ in _live())
 
 
 def take_on(plan):
@@ -157,7 +161,11 @@ def swap_plan(filename, old_text, new_text, rel):
     or None, {attribute: new value})]`` — bodies, and what undecorated definitions changed
     outside their bodies (literal defaults; annotations where they are postponed) —
     ``removed``, ``[(live class, method name)]``, and ``reordered``, ``[(live class, its
-    namespace dict, the key order a new class would have)]``."""
+    namespace dict, the key order a new class would have)]``. A file nothing in the worker
+    came from needs no swap at all: the plan is empty and a child that imports the file
+    reads the mutated text the child writes, as a new process would."""
+    if _unimported(filename, rel):
+        return {"functions": [], "removed": [], "reordered": []}, ""
     try:
         key = (filename, old_text)  # the same pristine file comes back job after job
         if key not in _pristine:
@@ -228,6 +236,14 @@ def swap_plan(filename, old_text, new_text, rel):
     if not any(plan.values()):
         return None, "no function's code changed"
     return plan, ""
+
+
+def _unimported(filename, rel):
+    """Whether nothing in the worker came from ``filename``: no module of it is imported, no
+    function of it is alive, and none of its code ran before the fork (the import-time lines
+    of the pristine coverage run when the caller passed them, else the profile hook's notes:
+    a module imported and dropped from ``sys.modules`` again still ran)."""
+    return os.path.realpath(filename) not in _loaded and not _ran_lines.get(rel)
 
 
 def _lines(code):

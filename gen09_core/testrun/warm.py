@@ -10,7 +10,8 @@ object can show exactly as a new import would: typeguard-instrumented functions
 annotations of undecorated functions, removed methods nothing saw before the fork, and
 methods reordered in a class (its namespace put in the new order). It hands back every
 other job — other module or class-level changes, added definitions, changed closures or
-nested functions, functions the suite never imported or that ran at import, names
+nested functions, functions the suite never imported (of a module it imported: a file
+nothing came from needs no swap, the child's own import reads it) or that ran at import, names
 defined twice — and a
 worker with threads running after collection refuses all jobs (``gen09_swap.py`` lists
 the rules). Coverage runs, whole-suite runs and multi-file jobs never use
