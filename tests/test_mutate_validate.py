@@ -1,7 +1,7 @@
 """mutate.validate: changed lines, test selection and the F2P/P2P judges."""
 
 from gen09_core.mutate.baseline import derive_baseline
-from gen09_core.mutate.validate import changed_lines, judge, judge_same_run, select_tests
+from gen09_core.mutate.validate import branch_lines, changed_lines, judge, judge_same_run, select_tests
 from gen09_core.testrun.jobs import TestJob, TestRun, run_job
 from tests.helpers import repo_with_tests
 
@@ -24,6 +24,76 @@ def test_changed_lines_are_lines_of_the_old_text():
     assert changed_lines(old, "a\nB\nc\nd\n") == [2]
     assert changed_lines(old, "a\nc\nd\n") == [2]
     assert changed_lines(old, "a\nd\nc\nb\n") in ([2, 3, 4], [2, 4], [2, 3])
+
+
+LOADER = """\
+def load(module, class_name=None):
+    try:
+        found = module
+    except KeyError:
+        raise
+    if class_name:
+        # by its class name
+        return getattr(found, class_name)()
+    else:
+        return found.make()
+
+
+def other(x):
+    return x + 1
+"""
+
+# ctrl_invert_if as a line diff shows it: one body moved past the other, whose lines stay
+# "unchanged" (Markdown 3.7's build_extension)
+SWAPPED = LOADER.replace("""        # by its class name
+        return getattr(found, class_name)()
+    else:
+        return found.make()
+""", """        return found.make()
+    else:
+        # by its class name
+        return getattr(found, class_name)()
+""")
+
+
+def test_a_change_to_a_statement_itself_selects_every_test_that_reached_it(runner_env, tmp_path):
+    """An ``if`` whose bodies swapped places reroutes the tests of the body the diff left
+    alone; they ran the ``if`` line, so they are selected (before, only the tests of the
+    moved body were, and a whole-suite run found a failing test the selection had missed)."""
+    repo = repo_with_tests(tmp_path, """
+        from loader import load, other
+
+        class Thing:
+            def make(self):
+                return "made"
+
+            def build(self):
+                return "built"
+
+        def test_by_name():
+            assert load(Thing(), "build") == "built"
+
+        def test_by_default():
+            assert load(Thing()) == "made"
+
+        def test_other():
+            assert other(1) == 2
+        """)
+    (repo / "loader.py").write_text(LOADER)
+    pristine = run_job(runner_env, TestJob("cov", str(repo), str(tmp_path / "jobs"), coverage=True))
+    base = derive_baseline(pristine, pristine)
+    lines = changed_lines(LOADER, SWAPPED)
+    assert 6 not in lines and 6 in branch_lines(LOADER, lines)  # the ``if`` line itself
+    before = select_tests(base, "loader.py", lines, "function", (1, 11))
+    after = select_tests(base, "loader.py", branch_lines(LOADER, lines), "function", (1, 11))
+    assert len(before) == 1  # the diff moved one body; the other body's tests were missed
+    assert after == ("tests/test_it.py::test_by_default", "tests/test_it.py::test_by_name")
+    run = run_job(runner_env, TestJob("m", str(repo), str(tmp_path / "jobs"), {"loader.py": SWAPPED}, after))
+    assert set(run.outcomes.values()) == {"failed"}  # both selected tests fail on the mutant
+    # an ``except`` line belongs to the ``try``; a body line or a header changed by itself widens nothing
+    assert branch_lines(LOADER, [4]) == [2, 4]
+    assert branch_lines(LOADER, [8]) == [8] and branch_lines(LOADER, [6]) == [6]
+    assert branch_lines("def broken(:\n", [1]) == [1]
 
 
 def test_lines_run_at_import_widen_the_selection():

@@ -25,6 +25,7 @@ already the confirmation; ``bench/bench_mutate_validation.py`` compares the two 
 
 from __future__ import annotations
 
+import ast
 import difflib
 
 from attrs import evolve, field, frozen
@@ -46,6 +47,36 @@ def changed_lines(old: str, new: str) -> list[int]:
         elif tag == "insert":
             out.add(min(i1 + 1, max(len(old_lines), 1)))
     return sorted(out)
+
+
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.TryStar, ast.With, ast.AsyncWith,
+             ast.Match)
+
+
+def branch_lines(old: str, lines: list[int]) -> list[int]:
+    """``lines`` (changed lines of the Python text ``old``) and the first line of every
+    compound statement (``if``, a loop, ``try``, ``with``, ``match``) one of them belongs to
+    itself rather than to a statement inside it: an ``else:``, ``except`` or ``finally``
+    line, or a line between its statements. Such a change (an ``if`` whose two bodies swapped
+    places, which a line diff shows as one body moved past the other) reroutes every run that
+    reached the statement, also the runs that executed no changed line — found on Markdown
+    3.7, where the tests of the ``else`` body, which the diff leaves unchanged, were not
+    selected. Text that does not parse: ``lines`` as given."""
+    try:
+        tree = ast.parse(old)
+    except (SyntaxError, ValueError):
+        return lines
+    changed, heads = set(lines), set()
+    for node in ast.walk(tree):
+        if not isinstance(node, _COMPOUND):
+            continue
+        parts = [*getattr(node, "body", ()), *getattr(node, "orelse", ()), *getattr(node, "finalbody", ())]
+        parts += [s for h in getattr(node, "handlers", ()) for s in h.body]
+        parts += [s for case in getattr(node, "cases", ()) for s in case.body]
+        inside = {n for part in parts for n in range(part.lineno, part.end_lineno + 1)}
+        if changed & (set(range(node.lineno, node.end_lineno + 1)) - inside):
+            heads.add(node.lineno)
+    return sorted(changed | heads)
 
 
 def select_tests(baseline: Baseline, path: str, lines: list[int], kind: str,
@@ -148,7 +179,8 @@ def validate_stage(ctx, work, measured, mutants, runners, records) -> Validated:
         if record is not None and record.verdict is not None:
             verdicts[mid], saved[mid] = record.verdict, record
             continue
-        lines = changed_lines((work.pristine / mutant.path).read_text(encoding="utf-8"), mutant.text)
+        pristine = (work.pristine / mutant.path).read_text(encoding="utf-8")
+        lines = branch_lines(pristine, changed_lines(pristine, mutant.text))
         tests = (select_tests(baseline, mutant.path, lines, mutant.kind, mutant.span)
                  if options.selection == "coverage" else baseline.stable)
         if not tests:
