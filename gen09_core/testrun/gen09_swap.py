@@ -42,7 +42,7 @@ CO_NEWLOCALS = 0x0002  # set on function code objects, not on module or class bo
 CO_FUTURE_ANNOTATIONS = 0x1000000  # the module said ``from __future__ import annotations``
 _index = {}
 _pristine = {}  # (file, its text) -> its compiled code table and its functions' signatures
-_modules = {}  # file -> its imported module (see _module_of)
+_modules = {}  # real path of a file -> its imported module (the first in sys.modules), from prepare()
 _abcs = []  # every ABC alive at the first fork (gc.get_objects() does not list frozen objects)
 _instrumented = {}  # (file, its text, qualname) -> what typeguard made of that function, or None
 _ran = set()  # code objects that ran before the first fork: swapping them would not replay that
@@ -68,13 +68,17 @@ if not _RAN_LINES_FILE:
 
 def prepare():
     """In the worker, after collection and before the first fork: stop noting calls, read
-    the import-time lines the caller passed, index the live functions and ABCs."""
+    the import-time lines the caller passed, index the imported modules by file, the files
+    something in the worker came from, the live functions and ABCs."""
     sys.setprofile(None)
     if _RAN_LINES_FILE:
         with open(_RAN_LINES_FILE, encoding="utf-8") as handle:
             _ran_lines.update({rel: set(lines) for rel, lines in json.load(handle).items()})
-    files = {m.__file__ for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)}
-    _loaded.update(map(os.path.realpath, files | {code.co_filename for code in _ran}))
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str):
+            _modules.setdefault(os.path.realpath(path), module)
+    _loaded.update(_modules, map(os.path.realpath, {code.co_filename for code in _ran}))
     _loaded.update(real for real, _ in _live())
 
 
@@ -517,13 +521,8 @@ def _with_subclasses(classes):
 
 
 def _module_of(filename):
-    """The imported module of ``filename`` (looked up once per file: the worker's modules
-    do not change between jobs)."""
-    if filename not in _modules:
-        real = os.path.realpath(filename)
-        _modules[filename] = next((m for m in list(sys.modules.values()) if isinstance(
-            getattr(m, "__file__", None), str) and os.path.realpath(m.__file__) == real), None)
-    return _modules[filename]
+    """The imported module of ``filename`` (the worker's modules do not change between jobs)."""
+    return _modules.get(os.path.realpath(filename))
 
 
 def _remove_methods(removed):
