@@ -683,6 +683,16 @@ class Named:
     @property
     def __name__(self):
         return "named"
+
+
+class _Private:
+    __marker = "m"
+
+    def mark(self):
+        return self.__marker
+
+    def other(self):
+        return 2
 '''
 
 SHELF_TESTS = '''
@@ -710,6 +720,11 @@ def test_listed():
 def test_named():
     assert (lib.Named.__name__, lib.Named().__name__, lib.Named().call()) == ("Named", "named", 1)
     assert [n for n in vars(lib.Named) if not n.startswith("__")] == ["call"]
+
+
+def test_private():
+    assert [n for n in vars(lib._Private) if not n.startswith("__")] == ["_Private__marker", "mark", "other"]
+    assert lib._Private().mark() == "m"
 '''
 
 
@@ -729,14 +744,17 @@ def test_reordered_methods_run_warm_with_the_new_class_order_and_lines(tmp_path)
     order or the lines agree with new processes; a reordering that changes what a name is
     bound to (a property and its setter) or that an ``__init_subclass__`` saw runs fresh. A
     class whose first reordered name is one the type itself answers (a ``__name__`` property,
-    as toolz's ``excepts`` has) keeps its name: the child crashed there before."""
+    as toolz's ``excepts`` has) keeps its name: the child crashed there before. A class with a
+    private name (``__marker``, kept as ``_Private__marker``) runs warm too (cachetools'
+    ``Cache`` was handed back)."""
     repo, env = warm_project(tmp_path, SHELF, SHELF_TESTS)
     runner = WarmRunner(env, repo, tmp_path / "warm")
-    ids = tuple(f"tests/test_it.py::test_{n}" for n in ("calls", "lines", "listed", "named", "order"))
+    ids = tuple(f"tests/test_it.py::test_{n}" for n in ("calls", "lines", "listed", "named", "order", "private"))
     cases = {"methods": (_swap(SHELF, "    def first(", "    def second("), "warm", {"lines", "order"}),
              "property": (_swap(SHELF, "    @property", "    @label.setter"), "defined more than once", set()),  # no import
              "subclass hook": (_swap(SHELF, "    def one(", "    def two("), "__init_subclass__", {"listed"}),
-             "special name": (_swap(SHELF, "    def call(", "    @property\n    def __name__"), "warm", set())}
+             "special name": (_swap(SHELF, "    def call(", "    @property\n    def __name__"), "warm", set()),
+             "private name": (_swap(SHELF, "    def mark(", "    def other("), "warm", {"private"})}
     try:
         for name, (text, kind, failing) in cases.items():
             warm, fresh = _warm_and_fresh(runner, env, repo, tmp_path, name, text, ids)

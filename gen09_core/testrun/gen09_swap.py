@@ -378,9 +378,19 @@ def _shuffled(before, after):
             counts[n.name] != 1 or any(ast.unparse(d) not in _PURE_DECORATORS for d in n.decorator_list)
             for n in moved):
         return f"the reordered methods of {before.name} are bound twice or decorated"
-    order = list(dict.fromkeys(name for node in after.body for name in _statement_names(node)))
+    bound = (_mangled(name, after.name) for node in after.body for name in _statement_names(node))
+    order = list(dict.fromkeys(bound))
     after.body[:] = [after.body[new.index(dump)] for dump in old]
     return order
+
+
+def _mangled(name, class_name):
+    """The key a class body's ``name`` gets in the namespace of class ``class_name``: a private
+    name (``__x``, no trailing ``__``) becomes ``_Class__x``, as the compiler mangles it."""
+    owner = class_name.lstrip("_")
+    if owner and name.startswith("__") and not name.endswith("__"):
+        return f"_{owner}{name}"
+    return name
 
 
 def _arguments(node):
