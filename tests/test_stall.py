@@ -56,6 +56,8 @@ def test_a_hung_mutant_ends_at_the_stall_limit_on_every_runner(project):
     assert (fresh.runner, warm.runner) == ("fresh", "warm") and prefork.runner.startswith("prefork: ")
     for run in (fresh, warm, prefork):
         assert (run.status, run.detail) == ("timeout", STALLED), run
+        # the tests' time counts the killed phase up to the kill: it used 1 s of CPU, so >= 1 s of wall
+        assert run.test_seconds >= 1.0, run
     after = runner(_job(repo, tmp_path, "after", LIB.replace("a + b", "a - b")))  # the worker serves on
     assert after.runner == "warm" and after.outcomes[IDS[0]] == "failed" and after.outcomes[IDS[1]] == "passed"
 
@@ -97,21 +99,22 @@ def test_progress_keeps_a_run_alive(tmp_path, began, between, after_end):
     proc = subprocess.Popen([sys.executable, "-c", WRITER, str(record), str(began), str(after_end), str(between)])
     with limits(proc.kill, 60, record, 1.0, proc.pid) as got:
         proc.wait()
-    assert (got, proc.returncode) == ([], 0)
+    assert (got.reason, got.phase_seconds, proc.returncode) == ("", 0.0, 0)
 
 
-@pytest.mark.parametrize("code, pid, reached", [
-    ("import time; time.sleep(60)", True, "no test phase ended for 3s"),  # asleep: the wall rule
-    ("while True: pass", True, "no test phase ended in 1s of CPU time"),  # busy: the CPU rule, well before 3 s
-    ("while True: pass", False, "no test phase ended for 3s"),  # its CPU unknown: the wall rule only
+@pytest.mark.parametrize("code, pid, reached, ran", [
+    ("import time; time.sleep(60)", True, "no test phase ended for 3s", 3.0),  # asleep: the wall rule
+    ("while True: pass", True, "no test phase ended in 1s of CPU time", 1.0),  # busy: the CPU rule, well before 3 s
+    ("while True: pass", False, "no test phase ended for 3s", 3.0),  # its CPU unknown: the wall rule only
 ])
-def test_no_new_line_kills_the_run(tmp_path, code, pid, reached):
+def test_no_new_line_kills_the_run(tmp_path, code, pid, reached, ran):
     record = tmp_path / "outcomes.jsonl"
     record.write_text('{"kind": "start"}\n{"kind": "collected"}\n')
     proc = subprocess.Popen([sys.executable, "-c", code])
     with limits(proc.kill, 60, record, 1.0, proc.pid if pid else None) as got:
         proc.wait()
-    assert got == [reached] and proc.returncode != 0
+    assert got.reason == reached and proc.returncode != 0
+    assert got.phase_seconds >= ran  # the phase killed had run at least that long (wall >= CPU)
 
 
 def test_cpu_seconds_reads_a_live_process_and_not_a_gone_one():

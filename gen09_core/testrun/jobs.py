@@ -101,7 +101,7 @@ class TestRun:
     cpu_seconds: float = 0.0
     problem: str = ""
     runner: str = "fresh"  # "warm", or "fresh" (with the reason when a warm worker handed it back)
-    test_seconds: float = 0.0  # the summed durations of the test phases themselves
+    test_seconds: float = 0.0  # the summed durations of the test phases themselves (a killed one's so far)
     longest_phase: float = 0.0  # the duration of the longest test phase
     files: dict = field(factory=dict)  # test id -> its file, where the runner's report names one
 
@@ -184,10 +184,11 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
     in ``runner_failures`` means the runner measured nothing."""
     if done.status == "error":
         return TestRun(job.job_id, "crash", detail=done.output)
-    if done.status == "timeout":
-        return TestRun(job.job_id, "timeout", seconds=done.seconds, cpu_seconds=done.cpu_seconds,
-                       detail=done.limit or f"over {job.timeout_sec:g}s")
     record = outcomes.read(record_path)
+    if done.status == "timeout":  # the tests' time: the phases that ended, and the one killed as it ran
+        return TestRun(job.job_id, "timeout", seconds=done.seconds, cpu_seconds=done.cpu_seconds,
+                       detail=done.limit or f"over {job.timeout_sec:g}s",
+                       test_seconds=record.duration + done.phase_seconds)
     failures = {tid: {"phase": r.phase, "message": r.message, "trace": [list(t) for t in r.trace]}
                 for tid, r in record.tests.items() if r.outcome in ("failed", "error")}
     status = "ok" if record.finished and done.returncode not in runner_failures else "crash"

@@ -22,7 +22,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from gen09_core.testrun.process import Finished, ended, launching, limits, started, tail
+from gen09_core.testrun.process import Finished, Reached, ended, launching, limits, started, tail
 
 SERVER = "gen09_prefork.py"
 
@@ -84,8 +84,8 @@ class Served:
         return self._read()
 
     def _wait_child(self, pid: int, timeout_sec: float, progress: Path | None = None,
-                    stall_sec: float | None = None) -> tuple[int, float, str]:
-        """``(wait status, CPU seconds, the limit that killed it or "")`` of the child
+                    stall_sec: float | None = None) -> tuple[int, float, Reached]:
+        """``(wait status, CPU seconds, the limit that killed it: a process.Reached)`` of the child
         ``pid`` (limits as ``process.limits``); whatever the child left in its process
         group is killed afterwards."""
         def kill():
@@ -100,7 +100,7 @@ class Served:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)  # nothing the child started outlives it, nor a helper's death
         self.children_cpu += done.get("cpu", 0.0)
-        return done["status"], done.get("cpu", 0.0), "".join(reached)
+        return done["status"], done.get("cpu", 0.0), reached
 
     def close(self) -> None:
         """End the helper process (and anything it left)."""
@@ -146,7 +146,7 @@ class ForkServer(Served):
         start = time.perf_counter()
         answer = self._request({"args": list(cmd[3:]), "cwd": str(cwd), "env": env, "output": str(output),
                                 "memory_mb": memory_mb})
-        status, cpu, limit = self._wait_child(answer["pid"], timeout_sec, progress, stall_sec)
+        status, cpu, reached = self._wait_child(answer["pid"], timeout_sec, progress, stall_sec)
         text = Path(output).read_bytes().decode("utf-8", "replace") if Path(output).exists() else ""
-        return Finished("timeout" if limit else "ok", os.waitstatus_to_exitcode(status),
-                        time.perf_counter() - start, cpu, tail(text), limit)
+        return Finished("timeout" if reached else "ok", os.waitstatus_to_exitcode(status),
+                        time.perf_counter() - start, cpu, tail(text), reached.reason, reached.phase_seconds)

@@ -39,6 +39,19 @@ class Finished:
     cpu_seconds: float
     output: str = ""
     limit: str = ""
+    phase_seconds: float = 0.0  # killed at a limit while a test phase ran: how long it had run
+
+
+class Reached:
+    """What ``limits`` found: the limit reached (``reason``, "" while none) and, when that
+    happened while a test phase ran, the wall seconds since the phase before it ended
+    (``phase_seconds``: what the killed phase had run, at most ``STALL_POLL`` short)."""
+
+    def __init__(self) -> None:
+        self.reason, self.phase_seconds = "", 0.0
+
+    def __bool__(self) -> bool:
+        return bool(self.reason)
 
 
 STALL_POLL = 0.2  # seconds between two looks at a run's record
@@ -68,9 +81,8 @@ def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: fl
     CPU (a busy loop), or for ``STALL_WALL_FACTOR`` times ``stall_sec`` wall seconds
     (asleep or blocked; the only rule where ``pid``'s CPU cannot be read). Start-up and
     collection, however slow, never count as a stall; CPU time, unlike wall time, does not
-    grow while a busy machine makes the run wait. Yields a list that holds the reason once
-    a limit was reached."""
-    reached: list[str] = []
+    grow while a busy machine makes the run wait. Yields a ``Reached``."""
+    reached = Reached()
     done = threading.Event()
 
     def watch() -> None:
@@ -79,14 +91,15 @@ def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: fl
         while True:
             now = time.monotonic()
             if now - start >= timeout_sec:
-                reached.append(f"over {timeout_sec:g}s")
-                break
-            if active and now - last >= STALL_WALL_FACTOR * stall_sec:
-                reached.append(f"no test phase ended for {STALL_WALL_FACTOR * stall_sec:g}s")
-                break
-            cpu = cpu_seconds(pid) if active and pid is not None else None
-            if cpu is not None and cpu_mark is not None and cpu - cpu_mark >= stall_sec:
-                reached.append(f"no test phase ended in {stall_sec:g}s of CPU time")
+                reached.reason = f"over {timeout_sec:g}s"
+            elif active and now - last >= STALL_WALL_FACTOR * stall_sec:
+                reached.reason = f"no test phase ended for {STALL_WALL_FACTOR * stall_sec:g}s"
+            else:
+                cpu = cpu_seconds(pid) if active and pid is not None else None
+                if cpu is not None and cpu_mark is not None and cpu - cpu_mark >= stall_sec:
+                    reached.reason = f"no test phase ended in {stall_sec:g}s of CPU time"
+            if reached:
+                reached.phase_seconds = now - last if active else 0.0
                 break
             wait = timeout_sec - (now - start)
             if done.wait(min(wait, STALL_POLL) if stall_sec else wait):
@@ -205,4 +218,4 @@ def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
     proc.returncode = os.waitstatus_to_exitcode(status)
     text = Path(output).read_bytes().decode("utf-8", "replace")
     return Finished("timeout" if reached else "ok", proc.returncode, time.perf_counter() - start,
-                    usage.ru_utime + usage.ru_stime, tail(text), "".join(reached))
+                    usage.ru_utime + usage.ru_stime, tail(text), reached.reason, reached.phase_seconds)

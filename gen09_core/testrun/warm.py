@@ -123,12 +123,12 @@ class Worker(Served):
         answer = self._request(request)
         if answer["kind"] == "fallback":
             return answer["reason"]
-        status, cpu, limit = self._wait_child(answer["pid"], job.timeout_sec, record, job.stall_sec)
+        status, cpu, reached = self._wait_child(answer["pid"], job.timeout_sec, record, job.stall_sec)
         self._restore()
         code = os.waitstatus_to_exitcode(status)
         error = outcomes.read(record).internal_error if code else ""  # the child's own, not the log's
-        finished = Finished("timeout" if limit else "ok", code, time.perf_counter() - start, cpu,
-                            tail(error) if error else self._log_tail(), limit)
+        finished = Finished("timeout" if reached else "ok", code, time.perf_counter() - start, cpu,
+                            tail(error) if error else self._log_tail(), reached.reason, reached.phase_seconds)
         return evolve(judge_record(job, record, finished), runner="warm")
 
     def _restore(self) -> None:
