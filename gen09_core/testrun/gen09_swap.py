@@ -30,11 +30,14 @@ an ABC cached the class, it uncovers an abstract method), a class with a metacla
 The caller then runs that job in a fresh process. Standard library only.
 """
 
+import __future__
+
 import abc
 import ast
 import gc
 import json
 import os
+import symtable
 import sys
 import types
 
@@ -170,27 +173,32 @@ def swap_plan(filename, old_text, new_text, rel):
     reads the mutated text the child writes, as a new process would."""
     if _unimported(filename, rel):
         return {"functions": [], "removed": [], "reordered": []}, ""
+    new_twice = None  # stays None when only one function was compiled again (see _Spans)
     try:
         key = (filename, old_text)  # the same pristine file comes back job after job
         if key not in _pristine:
             old_twice = {}
             table = _walk(compile(old_text, filename, "exec", dont_inherit=True), {}, old_twice)
             functions = {n: _signature(c, True) for n, c in table.items() if c.co_flags & CO_NEWLOCALS}
-            _pristine[key] = table, functions, _twice_signatures(old_twice)
-        old, signatures, old_twice = _pristine[key]
-        new_twice = {}
-        new = _walk(compile(new_text, filename, "exec", dont_inherit=True), {}, new_twice)
+            spans = _Spans(old_text, table, old_twice)
+            _pristine[key] = table, functions, _twice_signatures(old_twice), spans
+        old, signatures, old_twice, spans = _pristine[key]
+        new = spans.recompiled(filename, new_text, old)  # the changed function alone, when that is all
+        if new is None:
+            new_twice = {}
+            new = _walk(compile(new_text, filename, "exec", dont_inherit=True), {}, new_twice)
     except (SyntaxError, ValueError) as exc:
         return None, f"does not compile: {exc}"
-    twice = _changed_twice(old, old_twice, new, _twice_signatures(new_twice))
-    if twice:
-        return None, f"{twice} is defined more than once and the code of one of its definitions changed"
+    if new_twice is not None:
+        twice = _changed_twice(old, old_twice, new, _twice_signatures(new_twice))
+        if twice:
+            return None, f"{twice} is defined more than once and the code of one of its definitions changed"
     if set(new) - set(old):
         return None, "a definition was added"
     removed = sorted(set(old) - set(new))
     outside, reorders = {}, {}
-    level = [n for n, c in new.items()
-             if not c.co_flags & CO_NEWLOCALS and _signature(c, False) != _signature(old[n], False)]
+    level = [n for n, c in new.items() if not c.co_flags & CO_NEWLOCALS and c is not old[n]
+             and _signature(c, False) != _signature(old[n], False)]
     if removed or level:
         found = _outside_bodies(filename, old_text, new_text, removed)
         if isinstance(found, str):
@@ -209,7 +217,7 @@ def swap_plan(filename, old_text, new_text, rel):
         plan["reordered"].append(target)
     real = os.path.realpath(filename)
     for name, code in new.items():
-        if not code.co_flags & CO_NEWLOCALS:
+        if not code.co_flags & CO_NEWLOCALS or code is old[name]:  # the pristine code itself: untouched
             continue
         body = _signature(code, True) != signatures[name]
         moved = body or _lines(code) != _lines(old[name])  # tracebacks show the new lines
@@ -240,6 +248,88 @@ def swap_plan(filename, old_text, new_text, rel):
     if not any(plan.values()):
         return None, "no function's code changed"
     return plan, ""
+
+
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+
+class _Spans:
+    """Where the functions of one pristine file are, so that a change inside one function's
+    body is compiled alone: the ``def`` (decorators first) at its own line, under its
+    enclosing ``class`` lines, blank lines and one ``import`` of every name the module binds
+    by an import (the compiler calls ``module.f()`` differently from ``obj.f()``), with the
+    module's ``__future__`` flags — so that its code object is the one the whole mutated
+    file would give. Only functions directly in the module or in classes directly nested
+    from it, defined once, whose body starts on a line after their signature."""
+
+    def __init__(self, text, table, twice):
+        self.lines = text.splitlines(keepends=True)
+        self.future = table["<module>"].co_flags & _FUTURE_FLAGS
+        imported = [s.get_name() for s in symtable.symtable(text, "<module>", "exec").get_symbols()
+                    if s.is_imported()]
+        self.imports = [f"import {', '.join(imported)}\n"] if imported else []
+        self.found = []  # (first line, body's first line, last line, qualname, [(indent, class name)])
+        todo = [(node, []) for node in ast.parse(text).body]
+        while todo:
+            node, classes = todo.pop()
+            if isinstance(node, ast.ClassDef):
+                indent = self.lines[node.lineno - 1][:node.col_offset]
+                todo += [(child, [*classes, (indent, node.name)]) for child in node.body]
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                qualname = ".".join([name for _, name in classes] + [node.name])
+                header = [node.lineno] + [getattr(n, "end_lineno", None) or 0 for part in (
+                    node.args, node.returns, *node.decorator_list) if part for n in ast.walk(part)]
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                if node.body[0].lineno > max(header) and qualname not in twice:
+                    self.found.append((first, node.body[0].lineno, node.end_lineno, qualname, classes))
+
+    def recompiled(self, filename, text, old):
+        """The code table ``_walk`` would make of the mutated ``text``, when the lines that
+        differ from the pristine file all lie in one function's body: that function compiled
+        again, the functions after it moved by the lines it gained or lost; else None."""
+        lines = text.splitlines(keepends=True)
+        same = next((i for i, (a, b) in enumerate(zip(self.lines, lines, strict=False)) if a != b), None)
+        if same is None:  # lines only added or removed at the end
+            return None
+        tail = 0
+        while tail < min(len(self.lines), len(lines)) - same and self.lines[-1 - tail] == lines[-1 - tail]:
+            tail += 1
+        first, last = same + 1, len(self.lines) - tail  # the pristine lines that changed (none: inserted)
+        shift = len(lines) - len(self.lines)
+        span = next((f for f in self.found if f[1] <= first and max(first, last) <= f[2]), None)
+        if span is None:
+            return None
+        start, _, end, qualname, classes = span
+        head = self.imports + [f"{indent}class {name}:\n" for indent, name in classes]
+        if len(head) >= start:
+            return None
+        source = "".join(self.imports + ["\n"] * (start - 1 - len(head)) + head[len(self.imports):]
+                         + lines[start - 1:end + shift])
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            return None
+        body = tree.body[len(self.imports):]
+        for _, name in classes:
+            if len(body) != 1 or not isinstance(body[0], ast.ClassDef) or body[0].name != name:
+                return None
+            body = body[0].body
+        if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+                ".".join([name for _, name in classes] + [body[0].name]) != qualname):
+            return None
+        code = _walk(compile(tree, filename, "exec", flags=self.future, dont_inherit=True), {})[qualname]
+        new = {name: _moved(c, shift) if shift and c.co_flags & CO_NEWLOCALS and c.co_firstlineno > end else c
+               for name, c in old.items()}
+        new[qualname] = code
+        return new
+
+
+def _moved(code, lines):
+    """``code`` (and the code nested in it) ``lines`` lines further down its file."""
+    consts = tuple(_moved(c, lines) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=code.co_firstlineno + lines, co_consts=consts)
 
 
 def _unimported(filename, rel):
