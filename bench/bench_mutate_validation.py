@@ -22,7 +22,8 @@ times with the same seed and limits, so the same mutants are generated:
 Reported per accepted (valid) task: runner wall seconds and CPU seconds of the mutant phase
 (validation + confirmation, plus the warm workers' start-up and own CPU; the shared pristine
 baseline and the recheck stage, the same in every mode, are excluded), and the floor: the
-summed durations of the test phases each run actually executed. The two runners
+summed durations of the test phases each run actually executed (a run killed at the stall
+limit counts the phase it killed, up to the kill: a hung test costs that in any runner). The two runners
 (``coverage-fresh`` and ``coverage-warm``) must accept the same tasks with the same
 FAIL_TO_PASS and PASS_TO_PASS sets; any difference is printed and makes the exit status 1.
 For ``inferred-warm`` it also prints where the mutant runs went — jobs and wall seconds per
