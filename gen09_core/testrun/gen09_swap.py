@@ -302,11 +302,11 @@ class _Spans:
         if span is None:
             return None
         start, _, end, qualname, classes = span
-        head = self.imports + [f"{indent}class {name}:\n" for indent, name in classes]
-        if len(head) >= start:
+        headers = [f"{indent}class {name}:\n" for indent, name in classes]
+        blank = start - 1 - len(self.imports) - len(headers)  # so that the def keeps its line
+        if blank < 0:
             return None
-        source = "".join(self.imports + ["\n"] * (start - 1 - len(head)) + head[len(self.imports):]
-                         + lines[start - 1:end + shift])
+        source = "".join(self.imports + ["\n"] * blank + headers + lines[start - 1:end + shift])
         try:
             tree = ast.parse(source)
         except SyntaxError:
@@ -317,7 +317,7 @@ class _Spans:
                 return None
             body = body[0].body
         if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) or (
-                ".".join([name for _, name in classes] + [body[0].name]) != qualname):
+                body[0].name != qualname.rpartition(".")[2]):
             return None
         code = _walk(compile(tree, filename, "exec", flags=self.future, dont_inherit=True), {})[qualname]
         new = {name: _moved(c, shift) if shift and c.co_flags & CO_NEWLOCALS and c.co_firstlineno > end else c
