@@ -7,11 +7,13 @@ or waits without using CPU for less than the wall limit, is never killed by it."
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
 
 from gen09_core.mutate.baseline import derive_baseline
+from gen09_core.testrun import process
 from gen09_core.testrun.jobs import TestJob, TestRun, run_job
 from gen09_core.testrun.process import cpu_seconds, limits
 from gen09_core.testrun.warm import WarmRunner
@@ -115,6 +117,20 @@ def test_no_new_line_kills_the_run(tmp_path, code, pid, reached, ran):
         proc.wait()
     assert got.reason == reached and proc.returncode != 0
     assert got.phase_seconds >= ran  # the phase killed had run at least that long (wall >= CPU)
+
+
+def test_a_busy_run_is_killed_when_its_cpu_limit_comes_due_not_at_the_next_poll(tmp_path, monkeypatch):
+    # a poll far longer than the timeout: only looking again as the CPU limit comes due kills
+    # the run for its CPU; looking every poll would reach the timeout first
+    monkeypatch.setattr(process, "STALL_POLL", 600.0)
+    began = time.monotonic()
+    monkeypatch.setattr(process, "cpu_seconds", lambda pid: time.monotonic() - began)  # always busy
+    record = tmp_path / "outcomes.jsonl"
+    record.write_text('{"kind": "start"}\n{"kind": "collected"}\n')
+    killed = threading.Event()
+    with limits(killed.set, 30, record, 0.5, 12345) as got:
+        assert killed.wait(60)
+    assert got.reason == "no test phase ended in 0.5s of CPU time" and got.phase_seconds >= 0.5
 
 
 def test_cpu_seconds_reads_a_live_process_and_not_a_gone_one():

@@ -58,6 +58,7 @@ STALL_POLL = 0.2  # seconds between two looks at a run's record
 STALL_WALL_FACTOR = 3  # a run that uses no CPU (asleep, blocked) stalls after this many times stall_sec
 _BEGAN, _ENDED = b'{"kind": "collected"', (b'{"kind": "ran"', b'{"kind": "finish"')
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+CPU_TICK = 1 / _TICKS  # how finely /proc counts CPU time
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -81,7 +82,9 @@ def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: fl
     CPU (a busy loop), or for ``STALL_WALL_FACTOR`` times ``stall_sec`` wall seconds
     (asleep or blocked; the only rule where ``pid``'s CPU cannot be read). Start-up and
     collection, however slow, never count as a stall; CPU time, unlike wall time, does not
-    grow while a busy machine makes the run wait. Yields a ``Reached``."""
+    grow while a busy machine makes the run wait. The record is read every ``STALL_POLL``
+    seconds and again when the CPU rule comes due, so a busy loop is killed within a clock
+    tick of its limit, not up to a poll later. Yields a ``Reached``."""
     reached = Reached()
     done = threading.Event()
 
@@ -89,21 +92,6 @@ def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: fl
         start = last = time.monotonic()
         offset, active, pending, cpu_mark = 0, False, b"", None
         while True:
-            now = time.monotonic()
-            if now - start >= timeout_sec:
-                reached.reason = f"over {timeout_sec:g}s"
-            elif active and now - last >= STALL_WALL_FACTOR * stall_sec:
-                reached.reason = f"no test phase ended for {STALL_WALL_FACTOR * stall_sec:g}s"
-            else:
-                cpu = cpu_seconds(pid) if active and pid is not None else None
-                if cpu is not None and cpu_mark is not None and cpu - cpu_mark >= stall_sec:
-                    reached.reason = f"no test phase ended in {stall_sec:g}s of CPU time"
-            if reached:
-                reached.phase_seconds = now - last if active else 0.0
-                break
-            wait = timeout_sec - (now - start)
-            if done.wait(min(wait, STALL_POLL) if stall_sec else wait):
-                return
             if stall_sec and progress is not None:
                 with contextlib.suppress(OSError), open(progress, "rb") as record:
                     record.seek(offset)
@@ -119,6 +107,24 @@ def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: fl
                                 active = True
                             elif line.startswith(_ENDED):
                                 active = False
+            now = time.monotonic()
+            cpu = cpu_seconds(pid) if active and pid is not None else None
+            if now - start >= timeout_sec:
+                reached.reason = f"over {timeout_sec:g}s"
+            elif active and now - last >= STALL_WALL_FACTOR * stall_sec:
+                reached.reason = f"no test phase ended for {STALL_WALL_FACTOR * stall_sec:g}s"
+            elif cpu is not None and cpu_mark is not None and cpu - cpu_mark >= stall_sec:
+                reached.reason = f"no test phase ended in {stall_sec:g}s of CPU time"
+            if reached:
+                reached.phase_seconds = now - last if active else 0.0
+                break
+            wait = timeout_sec - (now - start)
+            if stall_sec:
+                wait = min(wait, STALL_POLL)
+                if cpu is not None and cpu_mark is not None:  # look again when the CPU limit comes due
+                    wait = min(wait, stall_sec - (cpu - cpu_mark) + CPU_TICK)
+            if done.wait(wait):
+                return
         kill()
 
     watcher = threading.Thread(target=watch, daemon=True)
