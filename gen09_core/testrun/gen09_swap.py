@@ -394,9 +394,12 @@ def _outside_bodies(filename, old_text, new_text, removed):
             return f"{name} was removed and is decorated, bound twice or special to class creation"
         body.remove(node)
     changed, reorders, postponed = {}, {}, False
+    lines = [old_text.splitlines(), new_text.splitlines()]
     for name, (node, _) in defs[1].items():
-        if isinstance(node, ast.ClassDef) and isinstance(defs[0][name][0], ast.ClassDef):
-            order = _shuffled(defs[0][name][0], node)
+        before = defs[0][name][0]
+        if isinstance(node, ast.ClassDef) and isinstance(before, ast.ClassDef) and (
+                lines[0][before.lineno - 1:before.end_lineno] != lines[1][node.lineno - 1:node.end_lineno]):
+            order = _shuffled(before, node)  # (a class of the same text is the same class)
             if isinstance(order, str):
                 return order
             if order:
