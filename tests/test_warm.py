@@ -231,13 +231,22 @@ def test_warm_and_fresh_runners_accept_identical_tasks_on_a_real_suite(tmp_path)
 
 
 FACTORY = '''
-def cached(store):
+def cached(store, strict=False):
     def decorator(fn):
-        def wrapper(x):
-            if x in store:
+        if strict:
+            def wrapper(x):
+                if not isinstance(x, int):
+                    raise TypeError(x)
+                if x in store.keys():
+                    return store[x]
+                store[x] = fn(x)
                 return store[x]
-            store[x] = fn(x)
-            return store[x]
+        else:
+            def wrapper(x):
+                if x in store:
+                    return store[x]
+                store[x] = fn(x)
+                return store[x]
         return wrapper
     return decorator
 
@@ -255,22 +264,46 @@ def square(x):
     return x * x
 
 
+@lib.cached({}, strict=True)
+def cube(x):
+    return x ** 3
+
+
 def test_square():
     assert square(3) == 9 and square(3) == 9
+
+
+def test_cube():
+    assert cube(2) == 8 and cube(2) == 8
 
 
 def test_double():
     assert lib.double(2) == 4
 '''
 
+FACTORY_MUTANTS = {  # name: (old, new, the runner: "warm" or part of the reason it ran fresh)
+    # inside a wrapper the factory made at import: its closures take the new code; the other
+    # definition of wrapper (strict) keeps its own
+    "wrapper": ("            if x in store:\n", "            if x not in store:\n", "warm"),
+    "decorator": ("        if strict:", "        if not strict:", "cached.<locals>.decorator ran at import"),
+    "factory": ("    def decorator(fn):", "    store.setdefault(-1, -1)\n\n    def decorator(fn):",
+                "cached ran at import"),
+    "arguments": ("            def wrapper(x):\n                if x in store:",
+                  "            def wrapper(x, *rest):\n                if x in store:",
+                  "the arguments or closure of cached.<locals>.decorator.<locals>.wrapper changed"),
+    "plain": ("return x * 2", "return x * 3", "warm"),
+}
+
 
 @pytest.mark.parametrize("known_from", ["profile hook", "coverage run"])
-def test_code_that_ran_at_import_time_runs_fresh(tmp_path, known_from):
-    """A decorator factory ran when the test module was imported: the closures it made hold
-    the old code, so a mutation inside it must run in a fresh process (cachetools'
-    ``cachedmethod`` is such a case); a function first called by a test still runs warm.
-    The worker knows what ran from its own profile hook, or (as in mutate, which passes the
-    baseline's import-time lines) from a pristine coverage run."""
+def test_code_that_ran_at_import_time_runs_fresh_unless_only_its_closures_changed(tmp_path, known_from):
+    """A decorator factory ran when the test module was imported: what its own code did then
+    would not be done again, so a change to it (or to a nested function that also ran) runs
+    in a fresh process; a change only inside the wrapper it made runs warm, the closures
+    taking the new code — each matched to its own definition of ``wrapper`` (cachetools'
+    ``cachedmethod`` is such a case) — and agrees with the fresh run. The worker knows what
+    ran from its own profile hook, or (as in mutate, which passes the baseline's import-time
+    lines) from a pristine coverage run."""
     from gen09_core.mutate.baseline import derive_baseline
 
     repo = tmp_path / "repo"
@@ -284,18 +317,17 @@ def test_code_that_ran_at_import_time_runs_fresh(tmp_path, known_from):
         import_lines = derive_baseline(pristine, pristine).import_lines
         assert import_lines["lib.py"]
     runner = WarmRunner(env, repo, tmp_path / "warm", import_lines=import_lines)
-    ids = ("tests/test_it.py::test_double", "tests/test_it.py::test_square")
+    ids = ("tests/test_it.py::test_cube", "tests/test_it.py::test_double", "tests/test_it.py::test_square")
+    failing = {"wrapper": {"test_square"}, "decorator": set(), "factory": set(),
+               "arguments": set(), "plain": {"test_double"}}
     try:
-        for name, text in {"factory": FACTORY.replace("if x in store:", "if x not in store:"),
-                           "plain": FACTORY.replace("return x * 2", "return x * 3")}.items():
-            job = TestJob(name, str(repo), str(tmp_path / "jobs"), {"lib.py": text}, ids)
+        for name, (old, new, expected) in FACTORY_MUTANTS.items():
+            assert FACTORY.count(old) == 1, name
+            job = TestJob(name, str(repo), str(tmp_path / "jobs"), {"lib.py": FACTORY.replace(old, new)}, ids)
             warm, fresh = runner(job), run_job(env, job)
             assert warm.outcomes == fresh.outcomes, name
-            if name == "factory":
-                assert fresh.outcomes["tests/test_it.py::test_square"] == "failed"
-                assert "cached ran at import or collection time" in warm.runner, warm.runner
-            else:
-                assert warm.runner == "warm" and fresh.outcomes["tests/test_it.py::test_double"] == "failed"
+            assert {t.rsplit("::", 1)[1] for t, o in fresh.outcomes.items() if o != "passed"} == failing[name], name
+            assert (warm.runner == "warm") if expected == "warm" else (expected in warm.runner), (name, warm.runner)
     finally:
         runner.close()
 

@@ -20,10 +20,13 @@ or a decorated or special method removed, a changed nested function or closure, 
 function the collected suite never imported (in a module it did import: a file nothing in
 the worker came from needs no swap), a change to a name defined more than once,
 a function rewritten at import by a decorator other than typeguard's, a function that ran
-at import or collection time (a
-decorator factory, a parametrize list: what it made would not be remade; known from the
-pristine coverage run's import-time lines when the caller passes them in
-``$GEN09_WARM_RAN``, else from a profile hook noting every call until the first fork), a
+at import or collection time (a decorator factory, a parametrize list: what it made would
+not be remade; known from the pristine coverage run's import-time lines when the caller
+passes them in ``$GEN09_WARM_RAN``, else from a profile hook noting every call until the
+first fork) — unless its own bytecode is the same and only functions nested in it changed
+(a decorator's wrapper): the closures it made then take their new code, keeping their
+cells, as long as each changed nested function kept its arguments and free variables and,
+where its own bytecode changed, did not run before the fork either — a
 removed method that something could have seen before the fork (another object holds it,
 an ABC cached the class, it uncovers an abstract method), a class with a metaclass or an
 ``__init_subclass__`` in its or a subclass's MRO.
@@ -101,11 +104,12 @@ def take_on(plan):
     _reorder(plan["reordered"])
 
 
-def _ran_before_fork(live, code, rel):
-    """Whether the function of ``code`` (the pristine one) ran before the first fork: from
-    the pristine run's import-time lines when known, else from the profile hook's notes."""
+def _ran_before_fork(live_codes, code, rel):
+    """Whether the function of ``code`` (the pristine one; ``live_codes``: the code objects
+    the worker's functions of it run) ran before the first fork: from the pristine run's
+    import-time lines when known, else from the profile hook's notes."""
     if not _RAN_LINES_FILE:
-        return any(function.__code__ in _ran for function in live)
+        return any(live in _ran for live in live_codes)
     body = {line for _, _, line in code.co_lines() if line} - {code.co_firstlineno}
     return not body or bool(body & _ran_lines.get(rel, set()))  # a one-line function: not known
 
@@ -233,8 +237,14 @@ def swap_plan(filename, old_text, new_text, rel):
             return None, f"the closure of {name} changed"
         if not live:
             return None, f"{name} was never imported by the collected suite"
-        if _ran_before_fork(live, old[name], rel):
-            return None, f"{name} ran at import or collection time"
+        # what a function that ran before the fork made is not made again; its closures' code can be
+        if _ran_before_fork([f.__code__ for f in live], old[name], rel):
+            if name in outside or _signature(code, False) != _signature(old[name], False):
+                return None, f"{name} ran at import or collection time"
+            closures, reason = _closure_swaps(real, old[name], code, rel, [f.__code__ for f in plain])
+            if reason:
+                return None, reason
+            plan["functions"] += closures
         rewritten = [f for f in live if f not in plain]
         if rewritten:
             made, reason = None, ""
@@ -338,6 +348,60 @@ def _unimported(filename, rel):
     of the pristine coverage run when the caller passed them, else the profile hook's notes:
     a module imported and dropped from ``sys.modules`` again still ran)."""
     return os.path.realpath(filename) not in _loaded and not _ran_lines.get(rel)
+
+
+def _nested(code):
+    return [const for const in code.co_consts if isinstance(const, types.CodeType)]
+
+
+def _interface(code):
+    """What a closure made before the fork fixed about its function: name, arguments, flags
+    and free variables (its cells)."""
+    star = bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+    named = code.co_argcount + code.co_kwonlyargcount + star
+    return (code.co_qualname, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
+            code.co_flags, code.co_varnames[:named], code.co_freevars)
+
+
+def _closure_swaps(real, old, new, rel, codes):
+    """When function code ``old`` ran before the first fork and became ``new`` only inside
+    the functions nested in it (its own bytecode the same): ``(swaps, "")``, every live
+    closure of a nested function whose code changed or moved with that function's new code
+    (its cells kept) — what the mutated function would have made — else ``(None, reason)``.
+    A nested function whose own bytecode changed must not have run before the fork either,
+    and its arguments and free variables must stay; a closure is matched to its
+    definition by its pristine code, so two definitions of one name must differ. ``codes``:
+    the live code objects of ``old`` (whose nested code is what ran, even where no closure
+    of it is left)."""
+    pairs = list(zip(_nested(old), _nested(new), strict=True))  # the same bytecode: as many of each
+    known = {}
+    for before, _ in pairs:
+        known.setdefault(before.co_qualname, []).append(_signature(before, True))
+    swaps = []
+    for index, (before, after) in enumerate(pairs):
+        name, pristine = before.co_qualname, _signature(before, True)
+        here = [_nested(code)[index] for code in codes]
+        if pristine == _signature(after, True) and _lines(before) == _lines(after):
+            continue
+        if known[name].count(pristine) > 1:
+            return None, f"{name} is defined more than once with the same code"
+        if _interface(before) != _interface(after):
+            return None, f"the arguments or closure of {name} changed"
+        live = _live().get((real, name), [])
+        if any(_signature(f.__code__, True) not in known[name] for f in live):
+            return None, f"a live {name} was not made from its pristine code"
+        made = [f for f in live if _signature(f.__code__, True) == pristine]
+        same = _signature(before, False) == _signature(after, False)
+        if not same and _ran_before_fork(here + [f.__code__ for f in made], before, rel):
+            return None, f"{name} ran at import or collection time"
+        if made:
+            swaps.append((made, after, {}))
+        if same:
+            deeper, reason = _closure_swaps(real, before, after, rel, here)
+            if reason:
+                return None, reason
+            swaps += deeper
+    return swaps, ""
 
 
 def _lines(code):
@@ -595,7 +659,7 @@ def _removable(filename, code, rel):
     if not isinstance(function, types.FunctionType) or _signature(function.__code__, True) != _signature(
             code, True):
         return None, f"{parent}.{method} is not the function its file defines"
-    if _ran_before_fork([function], code, rel):
+    if _ran_before_fork([function.__code__], code, rel):
         return None, f"{code.co_qualname} ran at import or collection time"
     # held by the class, the index of live functions, this frame and getrefcount's argument only
     if sys.getrefcount(function) > 4:
