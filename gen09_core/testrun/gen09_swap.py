@@ -18,7 +18,9 @@ any fork: any other change outside function bodies (module or class-level code,
 decorators, non-literal defaults, evaluated annotations), a definition added, a function
 or a decorated or special method removed, a changed nested function or closure, a
 function the collected suite never imported (in a module it did import: a file nothing in
-the worker came from needs no swap), a change to a name defined more than once,
+the worker came from needs no swap), a change to a name defined more than once whose
+definitions cannot be told apart by their code (else each live function takes the new code
+of its own definition),
 a function rewritten at import by a decorator other than typeguard's, a function that ran
 at import or collection time (a decorator factory, a parametrize list: what it made would
 not be remade; known from the pristine coverage run's import-time lines when the caller
@@ -142,28 +144,44 @@ def _walk(code, table, twice=None):
     return table
 
 
-def _twice_signatures(twice):
-    """``{qualname: [signature of each definition, in order]}`` of the names defined more than once."""
-    return {name: [_signature(c, True) for c in codes] for name, codes in twice.items()}
-
-
-def _definitions(table, twice, name):
-    """The signatures of every definition of ``name`` (``twice``: ``_twice_signatures``),
-    in order; none when it is not defined."""
-    if name in twice:
-        return twice[name]
-    return [_signature(table[name], True)] if name in table else []
-
-
-def _changed_twice(old, old_twice, new, new_twice):
-    """The first qualname defined more than once of which any definition's code changed,
-    or "": which live object came from which definition is not known, so none of them can
-    be swapped. (Definitions that only moved keep behaving the same; as before, live ones
-    whose code equals the last definition's get its new lines.)"""
+def _twice_swaps(real, old, old_twice, new, new_twice, rel):
+    """For each name defined more than once (``def f`` in both branches of an ``if``, a
+    property's getter and setter) of which a definition's code changed: ``(swaps, names,
+    "")`` — the live functions of every definition that changed or moved, matched to it by
+    their pristine code, with its new code — else ``(None, None, reason)``. A changed
+    definition must not have run before the fork, and no two definitions may have the same
+    code (a live function could come from either). Names whose definitions only moved are
+    left out, as for a name defined once."""
+    swaps, names = [], set()
     for name in sorted(set(old_twice) | set(new_twice)):
-        if _definitions(old, old_twice, name) != _definitions(new, new_twice, name):
-            return name
-    return ""
+        before = old_twice.get(name) or ([old[name]] if name in old else [])
+        after = new_twice.get(name) or ([new[name]] if name in new else [])
+        pristine = [_signature(code, True) for code in before]
+        if pristine == [_signature(code, True) for code in after]:
+            continue
+        names.add(name)
+        why = f"{name} is defined more than once and "
+        if len(before) != len(after) or not all(c.co_flags & CO_NEWLOCALS for c in before + after):
+            return None, None, why + "its definitions changed"
+        if len(set(pristine)) < len(pristine):
+            return None, None, why + "two of its definitions have the same code"
+        live = _live().get((real, name), [])
+        if any(_signature(f.__code__, True) not in pristine for f in live):
+            return None, None, why + "a live one is not what its file compiles to"
+        for old_code, new_code, signature in zip(before, after, pristine, strict=True):
+            body = _signature(new_code, True) != signature
+            if not body and _lines(old_code) == _lines(new_code):
+                continue
+            made = [f for f in live if _signature(f.__code__, True) == signature]
+            if body and old_code.co_freevars != new_code.co_freevars:
+                return None, None, f"the closure of {name} changed"
+            if body and not made and not _RAN_LINES_FILE:
+                return None, None, why + "no live function shows whether the changed one ran"
+            if body and _ran_before_fork([f.__code__ for f in made], old_code, rel):
+                return None, None, f"{name} ran at import or collection time"
+            if made:
+                swaps.append((made, new_code, {}))
+    return swaps, names, ""
 
 
 def swap_plan(filename, old_text, new_text, rel):
@@ -185,7 +203,7 @@ def swap_plan(filename, old_text, new_text, rel):
             table = _walk(compile(old_text, filename, "exec", dont_inherit=True), {}, old_twice)
             functions = {n: _signature(c, True) for n, c in table.items() if c.co_flags & CO_NEWLOCALS}
             spans = _Spans(old_text, table, old_twice)
-            _pristine[key] = table, functions, _twice_signatures(old_twice), spans
+            _pristine[key] = table, functions, old_twice, spans
         old, signatures, old_twice, spans = _pristine[key]
         new = spans.recompiled(filename, new_text, old)  # the changed function alone, when that is all
         if new is None:
@@ -193,10 +211,12 @@ def swap_plan(filename, old_text, new_text, rel):
             new = _walk(compile(new_text, filename, "exec", dont_inherit=True), {}, new_twice)
     except (SyntaxError, ValueError) as exc:
         return None, f"does not compile: {exc}"
+    real = os.path.realpath(filename)
+    twice, twice_names = [], set()
     if new_twice is not None:
-        twice = _changed_twice(old, old_twice, new, _twice_signatures(new_twice))
-        if twice:
-            return None, f"{twice} is defined more than once and the code of one of its definitions changed"
+        twice, twice_names, reason = _twice_swaps(real, old, old_twice, new, new_twice, rel)
+        if reason:
+            return None, reason
     if set(new) - set(old):
         return None, "a definition was added"
     removed = sorted(set(old) - set(new))
@@ -219,9 +239,11 @@ def swap_plan(filename, old_text, new_text, rel):
         if reason:
             return None, reason
         plan["reordered"].append(target)
-    real = os.path.realpath(filename)
+    if twice_names & set(outside):
+        return None, f"{min(twice_names & set(outside))} is defined more than once and its signature changed"
+    plan["functions"] += twice
     for name, code in new.items():
-        if not code.co_flags & CO_NEWLOCALS or code is old[name]:  # the pristine code itself: untouched
+        if not code.co_flags & CO_NEWLOCALS or code is old[name] or name in twice_names:  # untouched, or done
             continue
         body = _signature(code, True) != signatures[name]
         moved = body or _lines(code) != _lines(old[name])  # tracebacks show the new lines
