@@ -836,7 +836,7 @@ def test_reordered_methods_run_warm_with_the_new_class_order_and_lines(tmp_path)
     runner = WarmRunner(env, repo, tmp_path / "warm")
     ids = tuple(f"tests/test_it.py::test_{n}" for n in ("calls", "lines", "listed", "named", "order", "private"))
     cases = {"methods": (_swap(SHELF, "    def first(", "    def second("), "warm", {"lines", "order"}),
-             "property": (_swap(SHELF, "    @property", "    @label.setter"), "defined more than once", set()),  # no import
+             "property": (_swap(SHELF, "    @property", "    @label.setter"), "bound twice or decorated", set()),  # no import
              "subclass hook": (_swap(SHELF, "    def one(", "    def two("), "__init_subclass__", {"listed"}),
              "special name": (_swap(SHELF, "    def call(", "    @property\n    def __name__"), "warm", set()),
              "private name": (_swap(SHELF, "    def mark(", "    def other("), "warm", {"private"})}
