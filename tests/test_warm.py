@@ -209,7 +209,6 @@ def test_warm_and_fresh_runners_accept_identical_tasks_on_a_real_suite(tmp_path)
     """toolz 1.0.0 from PyPI, no configuration: the same seed on warm workers and on fresh
     processes accepts the same tasks with the same FAIL_TO_PASS and PASS_TO_PASS sets, and
     the warm run really ran mutants warm."""
-    import json
     import subprocess
     import tarfile
 
