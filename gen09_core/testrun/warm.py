@@ -8,16 +8,18 @@ restored after the child). Beyond function bodies the worker carries only change
 object can show exactly as a new import would: typeguard-instrumented functions
 (re-instrumented by typeguard's own transformer), literal defaults and postponed
 annotations of undecorated functions, removed methods nothing saw before the fork, and
-methods reordered in a class (its namespace put in the new order). It hands back every
-other job — other module or class-level changes, added definitions, changed closures or
-nested functions, functions the suite never imported (of a module it imported: a file
-nothing came from needs no swap, the child's own import reads it) or that ran at import, names
-defined twice — and a
-worker with threads running after collection refuses all jobs (``gen09_swap.py`` lists
-the rules). Coverage runs, whole-suite runs and multi-file jobs never use
-it. Each handed-back job runs as a fresh ``python -m pytest`` process would — forked from
-a fork server that has imported pytest and nothing of the repository (``prefork.py``), or,
-without ``fork`` or when that server cannot start, in a new process — and the reason is
+methods reordered in a class (its namespace put in the new order), the closures a function
+that ran at import made (when only the functions nested in it changed: a decorator's
+wrapper), and each definition of a name defined more than once (its live functions found by
+their pristine code). It hands back every other job — other module or class-level changes,
+added definitions, changed closures, functions the suite never imported (of a module it
+imported: a file nothing came from needs no swap, the child's own import reads it) or whose
+own code ran at import, definitions that cannot be told apart — and a worker with threads
+running after collection refuses all jobs (``gen09_swap.py`` lists the rules). Coverage
+runs, whole-suite runs and multi-file jobs never use it. Each handed-back job runs as a
+fresh ``python -m pytest`` process would — forked from a fork server that has imported
+pytest and nothing of the repository (``prefork.py``), or, without ``fork`` or when that
+server cannot start, in a new process — and the reason is
 kept on its ``TestRun.runner`` (``prefork: why`` / ``fresh: why``).
 
 Isolation and limits. The child puts itself in its own process group, caps its address
