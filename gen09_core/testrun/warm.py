@@ -7,7 +7,7 @@ its live function objects (the file is also written, for subprocesses a test sta
 restored after the child). Beyond function bodies the worker carries only changes a live
 object can show exactly as a new import would: typeguard-instrumented functions
 (re-instrumented by typeguard's own transformer), literal defaults and postponed
-annotations of undecorated functions, removed methods nothing saw before the fork, and
+annotations of undecorated functions, removed methods nothing saw before the fork,
 methods reordered in a class (its namespace put in the new order), the closures a function
 that ran at import made (when only the functions nested in it changed: a decorator's
 wrapper), and each definition of a name defined more than once (its live functions found by
