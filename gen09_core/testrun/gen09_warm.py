@@ -14,6 +14,8 @@ it in a fresh process), ``fork()``s, and the child
 3. runs the selected items in the order a fresh ``pytest FILES`` run would, the ones to
    run first at the front (stopping after them when they all pass), and exits.
 
+Before the first fork the worker reads each item's ``location`` (a cached property every
+test report reads), so no child computes it again: 6% of cachetools' child test loop.
 A worker with threads running after collection refuses every job. Standard library,
 pytest and ``gen09_swap`` (copied beside this file) only.
 """
@@ -111,6 +113,9 @@ def pytest_runtestloop(session):
     gen09_swap.prepare()
     root = os.path.realpath(str(session.config.rootpath))
     keyed = [(item.nodeid, item.nodeid.split("::", 1)[0], item) for item in session.items]
+    for item in session.items:  # a cached property every report reads: made here once, not in every child
+        with contextlib.suppress(Exception):  # what cannot be made fails in the child, as in a fresh run
+            _ = item.location
     gc.collect()
     gc.freeze()
     _send(out, {"kind": "ready", "items": len(session.items)})  # ready to fork: start-up ends here
