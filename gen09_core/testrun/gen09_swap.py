@@ -149,9 +149,10 @@ def _twice_swaps(real, old, old_twice, new, new_twice, rel):
     property's getter and setter) of which a definition's code changed: ``(swaps, names,
     "")`` — the live functions of every definition that changed or moved, matched to it by
     their pristine code, with its new code — else ``(None, None, reason)``. A changed
-    definition must not have run before the fork, and no two definitions may have the same
-    code (a live function could come from either). Names whose definitions only moved are
-    left out, as for a name defined once."""
+    definition must not have run before the fork, and no definition that changed or moved
+    may have the same code as another (a live function could come from either; untouched
+    ``@overload`` stubs may). Names whose definitions only moved are left out, as for a name
+    defined once."""
     swaps, names = [], set()
     for name in sorted(set(old_twice) | set(new_twice)):
         before = old_twice.get(name) or ([old[name]] if name in old else [])
@@ -163,8 +164,6 @@ def _twice_swaps(real, old, old_twice, new, new_twice, rel):
         why = f"{name} is defined more than once and "
         if len(before) != len(after) or not all(c.co_flags & CO_NEWLOCALS for c in before + after):
             return None, None, why + "its definitions changed"
-        if len(set(pristine)) < len(pristine):
-            return None, None, why + "two of its definitions have the same code"
         live = _live().get((real, name), [])
         if any(_signature(f.__code__, True) not in pristine for f in live):
             return None, None, why + "a live one is not what its file compiles to"
@@ -172,6 +171,8 @@ def _twice_swaps(real, old, old_twice, new, new_twice, rel):
             body = _signature(new_code, True) != signature
             if not body and _lines(old_code) == _lines(new_code):
                 continue
+            if pristine.count(signature) > 1:  # (``@overload`` stubs: the same code, left as they are)
+                return None, None, why + "two of its definitions have the same code"
             made = [f for f in live if _signature(f.__code__, True) == signature]
             if body and old_code.co_freevars != new_code.co_freevars:
                 return None, None, f"the closure of {name} changed"
