@@ -503,6 +503,42 @@ def test_a_change_to_one_definition_of_a_name_defined_twice_runs_warm_on_its_own
         runner.close()
 
 
+STARTED = """def numbers():
+    yield 1
+    yield 2
+
+
+STREAM = numbers()
+
+
+def fresh():
+    return next(numbers())
+"""
+
+
+def test_a_generator_made_before_the_fork_hands_its_function_back(tmp_path):
+    """A generator made at import keeps its function's old code in its own frame, even never
+    advanced (so no call of it was noted): a change to that function runs fresh; a function
+    with no generator alive still runs warm."""
+    repo, env = warm_project(tmp_path, STARTED, "import lib\n\n\ndef test_stream():\n"
+                                               "    assert next(lib.STREAM) == 1\n\n\ndef test_fresh():\n"
+                                               "    assert lib.fresh() == 1\n")
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    ids = ("tests/test_it.py::test_fresh", "tests/test_it.py::test_stream")
+    try:
+        job = TestJob("gen", str(repo), str(tmp_path / "jobs"), {"lib.py": STARTED.replace("yield 1", "yield 5")}, ids)
+        warm, fresh = runner(job), run_job(env, job)
+        other = TestJob("fn", str(repo), str(tmp_path / "jobs"),
+                        {"lib.py": STARTED.replace("next(numbers())", "next(numbers()) + 1")}, ids)
+        warm_other, fresh_other = runner(other), run_job(env, other)
+    finally:
+        runner.close()
+    assert fresh.outcomes == dict.fromkeys(ids, "failed") and warm.outcomes == fresh.outcomes
+    assert "numbers ran at import or collection time" in warm.runner
+    assert warm_other.runner == "warm" and warm_other.outcomes == fresh_other.outcomes
+    assert fresh_other.outcomes == {ids[0]: "failed", ids[1]: "passed"}
+
+
 TYPECHECKED = '''
 from typeguard import typechecked
 

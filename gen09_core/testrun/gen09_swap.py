@@ -25,8 +25,9 @@ a function rewritten at import by a decorator other than typeguard's, a function
 at import or collection time (a decorator factory, a parametrize list: what it made would
 not be remade; known from the pristine coverage run's import-time lines when the caller
 passes them in ``$GEN09_WARM_RAN``, else from a profile hook noting every call until the
-first fork) — unless its own bytecode is the same and only functions nested in it changed
-(a decorator's wrapper): the closures it made then take their new code, keeping their
+first fork; a generator or coroutine of it alive then counts too) — unless its own
+bytecode is the same and only functions nested in it changed (a decorator's wrapper): the
+closures it made then take their new code, keeping their
 cells, as long as each changed nested function kept its arguments and free variables and,
 where its own bytecode changed, did not run before the fork either — a
 removed method that something could have seen before the fork (another object holds it,
@@ -52,6 +53,7 @@ _index = {}
 _pristine = {}  # (file, its text) -> its compiled code table and its functions' signatures
 _modules = {}  # real path of a file -> its imported module (the first in sys.modules), from prepare()
 _abcs = []  # every ABC alive at the first fork (gc.get_objects() does not list frozen objects)
+_started = set()  # code of the generators and coroutines alive at the first fork: their frames keep it
 _instrumented = {}  # (file, its text, qualname) -> what typeguard made of that function, or None
 _ran = set()  # code objects that ran before the first fork: swapping them would not replay that
 # {file relative to the root: [lines]} that ran outside any test in the pristine coverage run,
@@ -109,7 +111,10 @@ def take_on(plan):
 def _ran_before_fork(live_codes, code, rel):
     """Whether the function of ``code`` (the pristine one; ``live_codes``: the code objects
     the worker's functions of it run) ran before the first fork: from the pristine run's
-    import-time lines when known, else from the profile hook's notes."""
+    import-time lines when known, else from the profile hook's notes. A generator or
+    coroutine of it made before the fork counts too, run or not: its frame keeps that code."""
+    if any(live in _started for live in live_codes):
+        return True
     if not _RAN_LINES_FILE:
         return any(live in _ran for live in live_codes)
     body = {line for _, _, line in code.co_lines() if line} - {code.co_firstlineno}
@@ -791,4 +796,6 @@ def _live():
                 _index.setdefault((real[code.co_filename], code.co_qualname), []).append(obj)
             elif isinstance(obj, abc.ABCMeta):
                 _abcs.append(obj)
+            elif isinstance(obj, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
+                _started.add(getattr(obj, "gi_code", None) or getattr(obj, "cr_code", None) or obj.ag_code)
     return _index
