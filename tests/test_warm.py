@@ -511,6 +511,17 @@ STARTED = """def numbers():
 STREAM = numbers()
 
 
+def adders():
+    while True:
+        def add(x):
+            return x + 1
+        yield add
+
+
+ADDERS = adders()
+FIRST = next(ADDERS)
+
+
 def fresh():
     return next(numbers())
 """
@@ -518,25 +529,27 @@ def fresh():
 
 def test_a_generator_made_before_the_fork_hands_its_function_back(tmp_path):
     """A generator made at import keeps its function's old code in its own frame, even never
-    advanced (so no call of it was noted): a change to that function runs fresh; a function
-    with no generator alive still runs warm."""
+    advanced (so no call of it was noted), and makes new closures from that code: a change
+    to that function, or inside a function nested in it, runs fresh; a function with no
+    generator alive still runs warm."""
     repo, env = warm_project(tmp_path, STARTED, "import lib\n\n\ndef test_stream():\n"
                                                "    assert next(lib.STREAM) == 1\n\n\ndef test_fresh():\n"
-                                               "    assert lib.fresh() == 1\n")
+                                               "    assert lib.fresh() == 1\n\n\ndef test_adders():\n"
+                                               "    assert next(lib.ADDERS)(1) == 2\n")
     runner = WarmRunner(env, repo, tmp_path / "warm")
-    ids = ("tests/test_it.py::test_fresh", "tests/test_it.py::test_stream")
+    ids = ("tests/test_it.py::test_adders", "tests/test_it.py::test_fresh", "tests/test_it.py::test_stream")
+    mutants = {"yield 1": ("yield 5", "numbers ran at import", {"test_fresh", "test_stream"}),
+               "return x + 1": ("return x + 5", "adders ran at import", {"test_adders"}),
+               "next(numbers())": ("next(numbers()) + 1", "warm", {"test_fresh"})}
     try:
-        job = TestJob("gen", str(repo), str(tmp_path / "jobs"), {"lib.py": STARTED.replace("yield 1", "yield 5")}, ids)
-        warm, fresh = runner(job), run_job(env, job)
-        other = TestJob("fn", str(repo), str(tmp_path / "jobs"),
-                        {"lib.py": STARTED.replace("next(numbers())", "next(numbers()) + 1")}, ids)
-        warm_other, fresh_other = runner(other), run_job(env, other)
+        for old, (new, expected, failing) in mutants.items():
+            job = TestJob(old, str(repo), str(tmp_path / "jobs"), {"lib.py": STARTED.replace(old, new)}, ids)
+            warm, fresh = runner(job), run_job(env, job)
+            assert warm.outcomes == fresh.outcomes, old
+            assert {t.rsplit("::", 1)[1] for t, o in fresh.outcomes.items() if o != "passed"} == failing, old
+            assert (warm.runner == "warm") if expected == "warm" else (expected in warm.runner), (old, warm.runner)
     finally:
         runner.close()
-    assert fresh.outcomes == dict.fromkeys(ids, "failed") and warm.outcomes == fresh.outcomes
-    assert "numbers ran at import or collection time" in warm.runner
-    assert warm_other.runner == "warm" and warm_other.outcomes == fresh_other.outcomes
-    assert fresh_other.outcomes == {ids[0]: "failed", ids[1]: "passed"}
 
 
 TYPECHECKED = '''

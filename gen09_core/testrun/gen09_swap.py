@@ -265,9 +265,11 @@ def swap_plan(filename, old_text, new_text, rel):
             return None, f"the closure of {name} changed"
         if not live:
             return None, f"{name} was never imported by the collected suite"
-        # what a function that ran before the fork made is not made again; its closures' code can be
+        # what a function that ran before the fork made is not made again (its closures' code can be
+        # changed), and a live generator of it would go on with the old code
         if _ran_before_fork([f.__code__ for f in live], old[name], rel):
-            if name in outside or _signature(code, False) != _signature(old[name], False):
+            if name in outside or _signature(code, False) != _signature(old[name], False) or any(
+                    f.__code__ in _started for f in live):
                 return None, f"{name} ran at import or collection time"
             closures, reason = _closure_swaps(real, old[name], code, rel, [f.__code__ for f in plain])
             if reason:
@@ -413,6 +415,8 @@ def _closure_swaps(real, old, new, rel, codes):
             continue
         if known[name].count(pristine) > 1:
             return None, f"{name} is defined more than once with the same code"
+        if any(code in _started for code in here):  # a live generator of it goes on with the old code
+            return None, f"{name} ran at import or collection time"
         if _interface(before) != _interface(after):
             return None, f"the arguments or closure of {name} changed"
         live = _live().get((real, name), [])
