@@ -143,12 +143,11 @@ def _start(args, log: Path) -> subprocess.Popen:
                                 stderr=subprocess.STDOUT, env=os.environ.copy(), start_new_session=True)
 
 
-def _running_job(node) -> Path | None:
-    """A mutant job folder on ``node`` right now (``jobs/<run>/<job id>``)."""
-    for path in (node.work / "jobs").glob("*/*"):
-        if path.is_dir() and not path.name.startswith("baseline") and not path.name.endswith(".gen09"):
-            return path
-    return None
+def _job_folders(node) -> list[Path]:
+    """The mutant job folders on ``node`` right now (``jobs/<run>/<job id>``): a job's folder
+    is removed when it ends, so after the node is killed they are the jobs it was running."""
+    return [path for path in (node.work / "jobs").glob("*/*")
+            if path.is_dir() and not path.name.startswith("baseline") and not path.name.endswith(".gen09")]
 
 
 def _wait_until(proc, condition):
@@ -190,7 +189,7 @@ def test_a_killed_worker_node_loses_nothing(cluster, shop):
     out = base / "killed-node"
     proc = _start(["mutate", repo, "--n", "8", "--seed", "3", "--executor", "ray", "--ray-address",
                    cluster.address, "--out", out, "--json"], base / "killed-node.log")
-    victim = _wait_until(proc, lambda: next((n for n in cluster.nodes if _running_job(n)), None))
+    victim = _wait_until(proc, lambda: next((n for n in cluster.nodes if _job_folders(n)), None))
     victim.kill()
     _kill_leftovers(victim.work)
     proc.wait()
@@ -215,9 +214,10 @@ def test_a_job_lost_more_than_max_retries_is_an_infrastructure_failure(cluster, 
     out = tmp_path / "run"
     proc = _start(["mutate", repo, "--config", config, "--n", "8", "--seed", "3", "--executor", "ray",
                    "--ray-address", cluster.address, "--out", out, "--json"], tmp_path / "log")
-    victim = _wait_until(proc, lambda: next((n for n in cluster.nodes if _running_job(n)), None))
-    lost_job = _running_job(victim).name
+    victim = _wait_until(proc, lambda: next((n for n in cluster.nodes if _job_folders(n)), None))
     victim.kill()
+    # read after the kill: the job seen running before it may have ended and another begun
+    lost = {p.name.removesuffix(".warm").removeprefix("confirm-") for p in _job_folders(victim)}
     _kill_leftovers(victim.work)
     proc.wait()
     cluster.nodes.remove(victim)
@@ -226,7 +226,7 @@ def test_a_job_lost_more_than_max_retries_is_an_infrastructure_failure(cluster, 
     summary = json.loads((out / "summary.json").read_text())
     failed = [e for e in _events(out) if e["stage"] in ("validate", "confirm") and e["failure_class"]]
     assert failed and all(e["failure_class"] == "infrastructure" for e in failed)
-    assert lost_job.removeprefix("confirm-") in {e["subject"] for e in failed}
+    assert lost & {e["subject"] for e in failed}, (lost, failed)
     record = json.loads((out / "mutants" / f"{failed[0]['subject']}.json").read_text())
     verdict = record.get("confirmed") or record["verdict"]
     assert verdict["status"] == "crash" and "infrastructure: the job was lost 1 time" in verdict["detail"]
