@@ -94,6 +94,16 @@ def _not_passed(run):
     return {test.split("::test_")[1] for test, outcome in run.outcomes.items() if outcome != "passed"}
 
 
+def _agrees(runner, env, repo, tmp_path, name, text, ids, failing, expected):
+    """``_warm_and_fresh``, then: the fresh run's tests not passed are ``failing`` (names
+    after ``test_``), and the warm runner ran it warm (``expected`` "warm") or handed it
+    back with ``expected`` in its reason."""
+    warm, fresh = _warm_and_fresh(runner, env, repo, tmp_path, name, text, ids)
+    assert _not_passed(fresh) == failing, name
+    assert (warm.runner == "warm") if expected == "warm" else (expected in warm.runner), (name, warm.runner)
+    return warm, fresh
+
+
 def test_warm_children_see_the_mutation_and_agree_with_fresh_processes(setup):
     repo, env, runner, tmp_path = setup
     mutants = {"add": LIB.replace("return a + b", "return a - b"),
@@ -319,16 +329,11 @@ def test_code_that_ran_at_import_time_runs_fresh_unless_only_its_closures_change
         assert import_lines["lib.py"]
     runner = WarmRunner(env, repo, tmp_path / "warm", import_lines=import_lines)
     ids = ("tests/test_it.py::test_cube", "tests/test_it.py::test_double", "tests/test_it.py::test_square")
-    failing = {"wrapper": {"test_square"}, "decorator": set(), "factory": set(),
-               "arguments": set(), "plain": {"test_double"}}
+    failing = {"wrapper": {"square"}, "decorator": set(), "factory": set(), "arguments": set(), "plain": {"double"}}
     try:
         for name, (old, new, expected) in FACTORY_MUTANTS.items():
             assert FACTORY.count(old) == 1, name
-            job = TestJob(name, str(repo), str(tmp_path / "jobs"), {"lib.py": FACTORY.replace(old, new)}, ids)
-            warm, fresh = runner(job), run_job(env, job)
-            assert warm.outcomes == fresh.outcomes, name
-            assert {t.rsplit("::", 1)[1] for t, o in fresh.outcomes.items() if o != "passed"} == failing[name], name
-            assert (warm.runner == "warm") if expected == "warm" else (expected in warm.runner), (name, warm.runner)
+            _agrees(runner, env, repo, tmp_path, name, FACTORY.replace(old, new), ids, failing[name], expected)
     finally:
         runner.close()
 
@@ -467,13 +472,13 @@ def test_pick():
 """
 
 TWICE_MUTANTS = {  # name: (old, new, the test that fails, the runner: "warm" or part of the reason)
-    "same lines": ("    value = int(text)\n", "    value = int(text) + 1\n", "test_parse", "warm"),
-    "moves the rest": ("    value = int(text)\n", "    value = int(text)\n    value += 1\n", "test_parse", "warm"),
-    "setter": ("        self._size = value\n", "        self._size = value + 1\n", "test_size", "warm"),
-    "getter": ("        return self._size\n", "        return -self._size\n", "test_size", "warm"),
-    "same code": ("        return (1)\n", "        return (2)\n", "test_same",
+    "same lines": ("    value = int(text)\n", "    value = int(text) + 1\n", "parse", "warm"),
+    "moves the rest": ("    value = int(text)\n", "    value = int(text)\n    value += 1\n", "parse", "warm"),
+    "setter": ("        self._size = value\n", "        self._size = value + 1\n", "size", "warm"),
+    "getter": ("        return self._size\n", "        return -self._size\n", "size", "warm"),
+    "same code": ("        return (1)\n", "        return (2)\n", "same",
                   "same is defined more than once and two of its definitions have the same code"),
-    "overloaded": ("def pick(x):\n    return x\n", "def pick(x):\n    return x * 2\n", "test_pick", "warm"),
+    "overloaded": ("def pick(x):\n    return x\n", "def pick(x):\n    return x * 2\n", "pick", "warm"),
 }
 
 
@@ -492,13 +497,9 @@ def test_a_change_to_one_definition_of_a_name_defined_twice_runs_warm_on_its_own
     try:
         for name, (old, new, failing, expected) in TWICE_MUTANTS.items():
             assert TWICE.count(old) == 1, name
-            job = TestJob(name, str(repo), str(tmp_path / "jobs"), {"lib.py": TWICE.replace(old, new)}, ids)
-            warm, fresh = runner(job), run_job(env, job)
-            assert warm.outcomes == fresh.outcomes, name
-            symptoms = [re.sub(r"0x[0-9a-f]+", "0x", json.dumps(run.failures)) for run in (warm, fresh)]
+            runs = _agrees(runner, env, repo, tmp_path, name, TWICE.replace(old, new), ids, {failing}, expected)
+            symptoms = [re.sub(r"0x[0-9a-f]+", "0x", json.dumps(run.failures)) for run in runs]
             assert symptoms[0] == symptoms[1], name  # the same failure: the right definition took the change
-            assert {t.rsplit("::", 1)[1] for t, o in fresh.outcomes.items() if o != "passed"} == {failing}, name
-            assert (warm.runner == "warm") if expected == "warm" else (expected in warm.runner), (name, warm.runner)
     finally:
         runner.close()
 
@@ -538,16 +539,12 @@ def test_a_generator_made_before_the_fork_hands_its_function_back(tmp_path):
                                                "    assert next(lib.ADDERS)(1) == 2\n")
     runner = WarmRunner(env, repo, tmp_path / "warm")
     ids = ("tests/test_it.py::test_adders", "tests/test_it.py::test_fresh", "tests/test_it.py::test_stream")
-    mutants = {"yield 1": ("yield 5", "numbers ran at import", {"test_fresh", "test_stream"}),
-               "return x + 1": ("return x + 5", "adders ran at import", {"test_adders"}),
-               "next(numbers())": ("next(numbers()) + 1", "warm", {"test_fresh"})}
+    mutants = {"yield 1": ("yield 5", "numbers ran at import", {"fresh", "stream"}),
+               "return x + 1": ("return x + 5", "adders ran at import", {"adders"}),
+               "next(numbers())": ("next(numbers()) + 1", "warm", {"fresh"})}
     try:
         for old, (new, expected, failing) in mutants.items():
-            job = TestJob(old, str(repo), str(tmp_path / "jobs"), {"lib.py": STARTED.replace(old, new)}, ids)
-            warm, fresh = runner(job), run_job(env, job)
-            assert warm.outcomes == fresh.outcomes, old
-            assert {t.rsplit("::", 1)[1] for t, o in fresh.outcomes.items() if o != "passed"} == failing, old
-            assert (warm.runner == "warm") if expected == "warm" else (expected in warm.runner), (old, warm.runner)
+            _agrees(runner, env, repo, tmp_path, old, STARTED.replace(old, new), ids, failing, expected)
     finally:
         runner.close()
 

@@ -27,12 +27,11 @@ not be remade; known from the pristine coverage run's import-time lines when the
 passes them in ``$GEN09_WARM_RAN``, else from a profile hook noting every call until the
 first fork; a generator or coroutine of it alive then counts too) — unless its own
 bytecode is the same and only functions nested in it changed (a decorator's wrapper): the
-closures it made then take their new code, keeping their
-cells, as long as each changed nested function kept its arguments and free variables and,
-where its own bytecode changed, did not run before the fork either — a
-removed method that something could have seen before the fork (another object holds it,
-an ABC cached the class, it uncovers an abstract method), a class with a metaclass or an
-``__init_subclass__`` in its or a subclass's MRO.
+closures it made then take their new code, keeping their cells, as long as each changed
+nested function kept its arguments and free variables and, where its own bytecode changed,
+did not run before the fork either — a removed method that something could have seen
+before the fork (another object holds it, an ABC cached the class, it uncovers an abstract
+method), a class with a metaclass or an ``__init_subclass__`` in its or a subclass's MRO.
 The caller then runs that job in a fresh process. Standard library only.
 """
 
@@ -48,6 +47,7 @@ import sys
 import types
 
 CO_NEWLOCALS = 0x0002  # set on function code objects, not on module or class bodies
+CO_VARARGS, CO_VARKEYWORDS = 0x0004, 0x0008  # the function takes *args, **kwargs
 CO_FUTURE_ANNOTATIONS = 0x1000000  # the module said ``from __future__ import annotations``
 _index = {}
 _pristine = {}  # (file, its text) -> its compiled code table and its functions' signatures
@@ -387,7 +387,7 @@ def _nested(code):
 def _interface(code):
     """What a closure made before the fork fixed about its function: name, arguments, flags
     and free variables (its cells)."""
-    star = bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+    star = bool(code.co_flags & CO_VARARGS) + bool(code.co_flags & CO_VARKEYWORDS)
     named = code.co_argcount + code.co_kwonlyargcount + star
     return (code.co_qualname, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
             code.co_flags, code.co_varnames[:named], code.co_freevars)
