@@ -4,6 +4,7 @@ seconds, is killed as a timeout (a hung mutant costs that, not the whole timeout
 runner; start-up and collection never count as a stall, and a run that keeps ending phases,
 or waits without using CPU for less than the wall limit, is never killed by it."""
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -155,3 +156,36 @@ def test_the_stall_limit_comes_from_the_longest_pristine_phase():
     second = TestRun("b", "ok", {"t::a": "passed"}, longest_phase=0.5)
     assert derive_baseline(first, second).longest_phase == 0.5
     assert derive_baseline(TestRun("a", "ok"), TestRun("b", "ok")).longest_phase is None  # nothing measured
+
+
+def test_the_stall_limit_counts_from_when_the_last_line_was_written_not_read(tmp_path, monkeypatch):
+    # the watcher first reads the phase line when the limit counted from its first look comes
+    # due (2.5 s): the line's stamp moves the limit to 2.5 s after it was written, not after now
+    monkeypatch.setattr(process, "STALL_POLL", 600.0)
+    began = time.monotonic()
+    monkeypatch.setattr(process, "cpu_seconds", lambda pid: time.monotonic() - began)  # always busy
+    record = tmp_path / "outcomes.jsonl"
+    record.write_text('{"kind": "collected"}\n')
+    killed = []
+    with limits(lambda: killed.append(time.monotonic()), 60, record, 2.5, 12345) as got:
+        time.sleep(0.3)
+        written = time.monotonic()
+        with open(record, "a") as out:
+            out.write(json.dumps({"kind": "phase", "at": [written, written - began]}) + "\n")
+        while not killed:
+            time.sleep(0.01)
+    assert got.reason == "no test phase ended in 2.5s of CPU time" and got.phase_seconds >= 2.5
+    assert killed[0] - written < 4.0  # read when due, at ~2.5 s: counted from then it would end at ~4.7 s
+
+
+@pytest.mark.parametrize("line, expected", [
+    ({"kind": "phase", "at": [5.0, 1.5]}, (5.0, 1.5)),  # a stamp written by this process: trusted
+    ({"kind": "phase", "at": [5.0, 9.0]}, (5.0, 2.0)),  # more CPU than the process used: another wrote it
+    ({"kind": "phase", "at": [3.0, 1.5]}, (7.0, 1.5)),  # before the last line: not this clock
+    ({"kind": "phase", "at": [8.0, 1.5]}, (7.0, 1.5)),  # in the future: not this clock
+    ({"kind": "phase"}, (7.0, 2.0)),  # no stamp (another tool's record): when it was read
+])
+def test_a_stamp_is_trusted_only_when_it_can_be_right(monkeypatch, line, expected):
+    monkeypatch.setattr(process.time, "monotonic", lambda: 7.0)
+    monkeypatch.setattr(process, "cpu_seconds", lambda pid: 2.0)
+    assert process._stamp([json.dumps(line).encode()], 4.0, 12345) == expected

@@ -10,6 +10,7 @@ steers a repository's tests.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import resource
 import signal
@@ -45,7 +46,8 @@ class Finished:
 class Reached:
     """What ``limits`` found: the limit reached (``reason``, "" while none) and, when that
     happened while a test phase ran, the wall seconds since the phase before it ended
-    (``phase_seconds``: what the killed phase had run, at most ``STALL_POLL`` short)."""
+    (``phase_seconds``: what the killed phase had run; at most ``STALL_POLL`` short when
+    the record's lines carry no time they were written)."""
 
     def __init__(self) -> None:
         self.reason, self.phase_seconds = "", 0.0
@@ -72,6 +74,25 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
+def _stamp(lines: list, last: float, pid: int | None) -> tuple[float, float | None]:
+    """When the newest of the record's new ``lines`` was written — the monotonic time and
+    the test process's CPU seconds it carries (``at``, written by gen09's plugin) — else
+    now: the stall limit counts from the moment a phase ended, not from when it was read.
+    A stamp outside ``last``..now, or a CPU time above what ``pid`` has used (another
+    process wrote it), is not trusted."""
+    now = time.monotonic()
+    cpu = cpu_seconds(pid) if pid is not None else None
+    try:
+        written, used = json.loads(lines[-1])["at"] if lines else (now, cpu)
+    except (ValueError, KeyError, TypeError):
+        return now, cpu
+    if not isinstance(written, float) or not last <= written <= now:
+        written = now
+    if cpu is not None and isinstance(used, float) and used <= cpu:
+        cpu = used
+    return written, cpu
+
+
 @contextlib.contextmanager
 def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: float | None = None,
            pid: int | None = None):
@@ -84,7 +105,9 @@ def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: fl
     collection, however slow, never count as a stall; CPU time, unlike wall time, does not
     grow while a busy machine makes the run wait. The record is read every ``STALL_POLL``
     seconds and again when the CPU rule comes due, so a busy loop is killed within a clock
-    tick of its limit, not up to a poll later. Yields a ``Reached``."""
+    tick of its limit, not up to a poll later; both rules count from when the last line was
+    written (its ``at`` stamp, see ``_stamp``), not from when it was read. Yields a
+    ``Reached``."""
     reached = Reached()
     done = threading.Event()
 
@@ -98,10 +121,9 @@ def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: fl
                     new = record.read()
                     offset += len(new)
                     if new:
-                        last = time.monotonic()
-                        cpu_mark = cpu_seconds(pid) if pid is not None else None
                         lines = (pending + new).split(b"\n")
                         pending = lines.pop()
+                        last, cpu_mark = _stamp(lines, last, pid)
                         for line in lines:
                             if line.startswith(_BEGAN):
                                 active = True
