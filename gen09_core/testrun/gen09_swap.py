@@ -51,6 +51,8 @@ CO_VARARGS, CO_VARKEYWORDS = 0x0004, 0x0008  # the function takes *args, **kwarg
 CO_FUTURE_ANNOTATIONS = 0x1000000  # the module said ``from __future__ import annotations``
 _index = {}
 _pristine = {}  # (file, its text) -> its compiled code table and its functions' signatures
+_pristine_defs = {}  # (file, its text) -> its parsed definitions (_body_defs), for _outside_bodies
+_stripped = {}  # (file, its text, methods removed) -> its code table with signatures stripped
 _modules = {}  # real path of a file -> its imported module (the first in sys.modules), from prepare()
 _abcs = []  # every ABC alive at the first fork (gc.get_objects() does not list frozen objects)
 _started = set()  # code of the generators and coroutines alive at the first fork: their frames keep it
@@ -477,9 +479,13 @@ def _outside_bodies(filename, old_text, new_text, removed):
     ``__defaults__`` / ``__kwdefaults__`` when old and new defaults are literals and
     ``__annotations__`` when the module postpones annotations, as the compiler makes them.
     Otherwise the reason (a str; "" for the generic one). Both texts are compared compiled
-    with those differences and the removed methods taken out, so nothing else may differ."""
-    trees = [ast.parse(old_text), ast.parse(new_text)]
-    defs = [_body_defs(tree) for tree in trees]
+    with those differences and the removed methods taken out, so nothing else may differ.
+    What only the pristine text decides is made once per file (``_pristine_defs``,
+    ``_stripped``): it comes back job after job."""
+    if (filename, old_text) not in _pristine_defs:
+        _pristine_defs[filename, old_text] = _body_defs(ast.parse(old_text))  # read below, never changed
+    new_tree = ast.parse(new_text)
+    defs = [_pristine_defs[filename, old_text], _body_defs(new_tree)]
     for name in removed:
         node, body = defs[0].get(name, (None, None))
         parent = name.rpartition(".")[0]
@@ -488,7 +494,6 @@ def _outside_bodies(filename, old_text, new_text, removed):
             return f"{name} was removed and is not a method"
         if node.decorator_list or _bound_names(body)[node.name] != 1 or node.name in _KEEP_METHODS:
             return f"{name} was removed and is decorated, bound twice or special to class creation"
-        body.remove(node)
     changed, reorders, postponed = {}, {}, False
     lines = [old_text.splitlines(), new_text.splitlines()]
     for name, (node, _) in defs[1].items():
@@ -522,23 +527,35 @@ def _outside_bodies(filename, old_text, new_text, removed):
                        for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d}
             attributes.update(__defaults__=tuple(map(ast.literal_eval, args.defaults)) or None,
                               __kwdefaults__=keyword or None)
-    for table in defs:
-        for node, _ in table.values():
-            if not isinstance(node, ast.ClassDef):
-                _strip_signature(node)
-    try:
-        codes = [compile(tree, filename, "exec", dont_inherit=True) for tree in trees]
-    except (SyntaxError, ValueError):
-        return ""
-    if postponed and not codes[1].co_flags & CO_FUTURE_ANNOTATIONS:
+    key = (filename, old_text, tuple(removed))
+    if key not in _stripped:
+        _stripped[key] = _stripped_table(filename, ast.parse(old_text), removed)
+    tables = [_stripped[key], _stripped_table(filename, new_tree)]
+    if None in tables or (postponed and not tables[1]["<module>"].co_flags & CO_FUTURE_ANNOTATIONS):
         return ""  # annotations are evaluated at definition time: running them could do anything
-    tables = [_walk(code, {}) for code in codes]
     if set(tables[0]) != set(tables[1]):
         return ""
     for name, code in tables[1].items():
         if not code.co_flags & CO_NEWLOCALS and _signature(code, False) != _signature(tables[0][name], False):
             return ""
     return changed, reorders
+
+
+def _stripped_table(filename, tree, removed=()):
+    """The code table (``_walk``) of the module ``tree`` compiled with every function's
+    signature stripped (``_strip_signature``) and the methods ``removed`` taken out; None
+    when it does not compile. Changes ``tree``."""
+    defs = _body_defs(tree)
+    for name in removed:
+        node, body = defs[name]
+        body.remove(node)
+    for node, _ in defs.values():
+        if not isinstance(node, ast.ClassDef):
+            _strip_signature(node)
+    try:
+        return _walk(compile(tree, filename, "exec", dont_inherit=True), {})
+    except (SyntaxError, ValueError):
+        return None
 
 
 # methods whose removal a live class cannot show as a new class would: read at class creation
