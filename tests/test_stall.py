@@ -171,7 +171,7 @@ def test_the_stall_limit_counts_from_when_the_last_line_was_written_not_read(tmp
         time.sleep(0.3)
         written = time.monotonic()
         with open(record, "a") as out:
-            out.write(json.dumps({"kind": "phase", "at": [written, written - began]}) + "\n")
+            out.write(json.dumps({"kind": "phase", "at": [written, written - began, 12345]}) + "\n")
         while not killed:
             time.sleep(0.01)
     assert got.reason == "no test phase ended in 2.5s of CPU time" and got.phase_seconds >= 2.5
@@ -179,10 +179,10 @@ def test_the_stall_limit_counts_from_when_the_last_line_was_written_not_read(tmp
 
 
 @pytest.mark.parametrize("line, expected", [
-    ({"kind": "phase", "at": [5.0, 1.5]}, (5.0, 1.5)),  # a stamp written by this process: trusted
-    ({"kind": "phase", "at": [5.0, 9.0]}, (5.0, 2.0)),  # more CPU than the process used: another wrote it
-    ({"kind": "phase", "at": [3.0, 1.5]}, (7.0, 1.5)),  # before the last line: not this clock
-    ({"kind": "phase", "at": [8.0, 1.5]}, (7.0, 1.5)),  # in the future: not this clock
+    ({"kind": "phase", "at": [5.0, 1.5, 12345]}, (5.0, 1.5)),  # written by the process watched: trusted
+    ({"kind": "phase", "at": [5.0, 1.5, 999]}, (5.0, 2.0)),  # another process's CPU: the watched one's
+    ({"kind": "phase", "at": [3.0, 1.5, 12345]}, (7.0, 1.5)),  # before the last line: not this clock
+    ({"kind": "phase", "at": [8.0, 1.5, 12345]}, (7.0, 1.5)),  # in the future: not this clock
     ({"kind": "phase"}, (7.0, 2.0)),  # no stamp (another tool's record): when it was read
 ])
 def test_a_stamp_is_trusted_only_when_it_can_be_right(monkeypatch, line, expected):

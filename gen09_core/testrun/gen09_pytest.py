@@ -57,12 +57,12 @@ def _ids(variable):
 
 
 def _write(record):
-    """Append ``record`` with when it was written (``at``: the system's monotonic clock and
-    this process's CPU seconds), so the runner's stall limit counts from the moment a
-    phase ended, not from when it next looked at the record."""
+    """Append ``record`` with when it was written (``at``: the system's monotonic clock, this
+    process's CPU seconds and its pid), so the runner's stall limit counts from the moment
+    a phase ended, not from when it next looked at the record."""
     out = _state["out"]
     if out is not None:
-        out.write(json.dumps({**record, "at": [time.monotonic(), time.process_time()]}) + "\n")
+        out.write(json.dumps({**record, "at": [time.monotonic(), time.process_time(), os.getpid()]}) + "\n")
         out.flush()
 
 

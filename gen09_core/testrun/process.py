@@ -75,20 +75,20 @@ def cpu_seconds(pid: int) -> float | None:
 
 
 def _stamp(lines: list, last: float, pid: int | None) -> tuple[float, float | None]:
-    """When the newest of the record's new ``lines`` was written — the monotonic time and
-    the test process's CPU seconds it carries (``at``, written by gen09's plugin) — else
-    now: the stall limit counts from the moment a phase ended, not from when it was read.
-    A stamp outside ``last``..now, or a CPU time above what ``pid`` has used (another
-    process wrote it), is not trusted."""
+    """When the newest of the record's new ``lines`` was written — the system's monotonic
+    time and the writer's CPU seconds it carries (``at``: time, CPU, the writer's pid;
+    written by gen09's plugin) — else now: the stall limit counts from the moment a phase
+    ended, not from when it was read. A time outside ``last``..now is not trusted, nor a CPU
+    time another process than ``pid`` wrote (a wrapper's pid is watched, a child writes)."""
     now = time.monotonic()
     cpu = cpu_seconds(pid) if pid is not None else None
     try:
-        written, used = json.loads(lines[-1])["at"] if lines else (now, cpu)
+        written, used, writer = json.loads(lines[-1])["at"] if lines else (now, cpu, pid)
     except (ValueError, KeyError, TypeError):
         return now, cpu
     if not isinstance(written, float) or not last <= written <= now:
         written = now
-    if cpu is not None and isinstance(used, float) and used <= cpu:
+    if cpu is not None and isinstance(used, float) and writer == pid:
         cpu = used
     return written, cpu
 
