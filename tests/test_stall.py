@@ -120,14 +120,22 @@ def test_no_new_line_kills_the_run(tmp_path, code, pid, reached, ran):
     assert got.phase_seconds >= ran  # the phase killed had run at least that long (wall >= CPU)
 
 
+def _busy_and_rarely_read(tmp_path, monkeypatch, text):
+    """A record holding ``text`` that the watcher polls only every 600 s, and a watched
+    process that is always busy (its CPU seconds grow with the wall clock from ``began``):
+    ``(record, began)``."""
+    monkeypatch.setattr(process, "STALL_POLL", 600.0)
+    began = time.monotonic()
+    monkeypatch.setattr(process, "cpu_seconds", lambda pid: time.monotonic() - began)
+    record = tmp_path / "outcomes.jsonl"
+    record.write_text(text)
+    return record, began
+
+
 def test_a_busy_run_is_killed_when_its_cpu_limit_comes_due_not_at_the_next_poll(tmp_path, monkeypatch):
     # a poll far longer than the timeout: only looking again as the CPU limit comes due kills
     # the run for its CPU; looking every poll would reach the timeout first
-    monkeypatch.setattr(process, "STALL_POLL", 600.0)
-    began = time.monotonic()
-    monkeypatch.setattr(process, "cpu_seconds", lambda pid: time.monotonic() - began)  # always busy
-    record = tmp_path / "outcomes.jsonl"
-    record.write_text('{"kind": "start"}\n{"kind": "collected"}\n')
+    record, _ = _busy_and_rarely_read(tmp_path, monkeypatch, '{"kind": "start"}\n{"kind": "collected"}\n')
     killed = threading.Event()
     with limits(killed.set, 30, record, 0.5, 12345) as got:
         assert killed.wait(60)
@@ -161,11 +169,7 @@ def test_the_stall_limit_comes_from_the_longest_pristine_phase():
 def test_the_stall_limit_counts_from_when_the_last_line_was_written_not_read(tmp_path, monkeypatch):
     # the watcher first reads the phase line when the limit counted from its first look comes
     # due (2.5 s): the line's stamp moves the limit to 2.5 s after it was written, not after now
-    monkeypatch.setattr(process, "STALL_POLL", 600.0)
-    began = time.monotonic()
-    monkeypatch.setattr(process, "cpu_seconds", lambda pid: time.monotonic() - began)  # always busy
-    record = tmp_path / "outcomes.jsonl"
-    record.write_text('{"kind": "collected"}\n')
+    record, began = _busy_and_rarely_read(tmp_path, monkeypatch, '{"kind": "collected"}\n')
     killed = []
     with limits(lambda: killed.append(time.monotonic()), 60, record, 2.5, 12345) as got:
         time.sleep(0.3)
