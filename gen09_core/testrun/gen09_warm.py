@@ -18,20 +18,27 @@ Before the first fork the worker reads each item's ``location`` (a cached proper
 test report reads), so no child computes it again: 6% of cachetools' child test loop.
 A failure's report carries only pytest's crash line, whose message the record
 keeps, not the formatted traceback nobody in a child reads (``_crash_only``: not where a
-repository hook or plugin sees reports). A worker with threads running after collection
-refuses every job. Standard library,
-pytest and ``gen09_swap`` (copied beside this file) only.
+repository hook or plugin sees reports), and pytest's terminal reporter writes no progress
+for each test into the worker's log (``_quiet_terminal``, on the same condition). The
+standard-library modules a child imported are imported in the worker for the next children
+(``_import_ahead``). A worker with threads running after collection refuses every job.
+Standard library, pytest and ``gen09_swap`` (copied beside this file) only.
 """
 
 import contextlib
 import gc
+import importlib
+import importlib.util
+import io
 import json
 import os
 import resource
 import sys
+import sysconfig
 import tempfile
 import threading
 import traceback
+import warnings
 
 import gen09_swap  # imported with this plugin, before conftest files: it notes every call from here on
 import pytest
@@ -60,6 +67,89 @@ _REPORT_HOOKS = ("pytest_runtest_makereport", "pytest_runtest_logreport", "pytes
                  "pytest_exception_interact")
 
 
+def _only_ours(config):
+    """Whether only pytest and gen09 implement the hooks that are handed test reports."""
+    for name in _REPORT_HOOKS:
+        for impl in getattr(config.hook, name).get_hookimpls():
+            module = getattr(impl.function, "__module__", "") or ""
+            if not module.startswith("_pytest.") and module not in ("gen09_pytest", "gen09_warm"):
+                return False
+    return True
+
+
+def _quiet_terminal(config):
+    """Take pytest's terminal reporter off the per-test hooks: in a child it only writes
+    progress dots and percentages into the worker's log, which nothing reads (7% of
+    cachetools' warm jobs). It stays registered, for a conftest that writes through it, and
+    is left alone where a repository hook is handed reports (``_only_ours``): the reporter
+    passes each one to ``pytest_report_teststatus``. Returns whether it was done."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or not _only_ours(config):
+        return False
+    for name in ("pytest_runtest_logstart", "pytest_runtest_logreport", "pytest_runtest_logfinish"):
+        caller = getattr(config.hook, name)
+        if any(impl.plugin is reporter for impl in caller.get_hookimpls()):
+            caller._remove_plugin(reporter)
+    return True
+
+
+# standard-library modules never imported ahead: their import shows (prints, opens a browser,
+# sets up the terminal) or loads a GUI toolkit
+_NEVER_AHEAD = frozenset({"this", "antigravity", "__hello__", "__phello__", "readline", "rlcompleter",
+                          "idlelib", "tkinter", "turtle", "turtledemo"})
+_paths = sysconfig.get_paths()
+_STDLIB = tuple({os.path.join(_paths[k], "") for k in ("stdlib", "platstdlib")})
+_SITE = tuple({os.path.join(_paths[k], "") for k in ("purelib", "platlib")})
+_tried_ahead = set()
+
+
+def _new_stdlib_modules(known):
+    """The standard library's modules in ``sys.modules`` that are not in ``known``."""
+    return sorted(name for name in sys.modules.keys() - known
+                  if name.partition(".")[0] in sys.stdlib_module_names)
+
+
+def _import_ahead(names):
+    """Import in the worker the standard-library modules its children imported, so later
+    children find them imported (each of cachetools' children imported ``pickle``: 5% of its
+    warm jobs). Only a module the standard library's folders or the interpreter provide (a
+    repository file of the same name is never imported here), each tried once; one whose
+    import warns or prints is taken out of ``sys.modules`` again, so a child imports it as
+    a fresh run would."""
+    for name in names:
+        if name in sys.modules or name in _tried_ahead or name.partition(".")[0] in _NEVER_AHEAD:
+            continue
+        _tried_ahead.add(name)
+        try:
+            origin = getattr(importlib.util.find_spec(name), "origin", None) or ""
+        except Exception:  # noqa: BLE001 - a parent package that fails to import: leave it to the child
+            continue
+        standard = origin.startswith(_STDLIB) and not origin.startswith(_SITE)
+        if not standard and origin not in ("built-in", "frozen"):
+            continue
+        before = set(sys.modules)
+        shown = io.StringIO()
+        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(shown), \
+                contextlib.redirect_stderr(shown):
+            warnings.simplefilter("always")
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the child's own import fails the same way
+                caught.append(None)
+        if caught or shown.getvalue():
+            for added in sys.modules.keys() - before:
+                del sys.modules[added]
+
+
+def _read_learned(learned):
+    """The module names children wrote into the non-blocking pipe ``learned``."""
+    data = b""
+    with contextlib.suppress(BlockingIOError):
+        while chunk := os.read(learned, 65536):
+            data += chunk
+    return [name for line in data.decode("utf-8", "replace").splitlines() for name in line.split()]
+
+
 def _crash_only(config):
     """Make a failure's report carry only what gen09's record reads — pytest's own crash
     line (``reprcrash``, whose message is recorded) — instead of formatting its whole
@@ -72,11 +162,8 @@ def _crash_only(config):
 
     if not hasattr(ExceptionInfo, "_getreprcrash") or not hasattr(Node, "_repr_failure_py"):
         return False
-    for name in _REPORT_HOOKS:
-        for impl in getattr(config.hook, name).get_hookimpls():
-            module = getattr(impl.function, "__module__", "") or ""
-            if not module.startswith("_pytest.") and module not in ("gen09_pytest", "gen09_warm"):
-                return False
+    if not _only_ours(config):
+        return False
     formatted = Node._repr_failure_py
     special = (pytest.fail.Exception, getattr(pytest, "FixtureLookupError", ()))  # formatted differently
 
@@ -90,11 +177,13 @@ def _crash_only(config):
     return True
 
 
-def _child(session, keyed, job, plan, filename):
+def _child(session, keyed, job, plan, filename, learned, known):
     """Run one job in the forked child; never returns. It ends as a fresh ``pytest`` run
     would: a ``KeyboardInterrupt`` or ``pytest.exit()`` from a test ends the session with
     pytest's exit status for it, and any other exception that escapes (pytest broken by the
-    mutant, or this code failing) is recorded as pytest's internal error (exit status 3)."""
+    mutant, or this code failing) is recorded as pytest's internal error (exit status 3).
+    Last, it writes the standard-library modules it imported (beyond ``known``) into the
+    pipe ``learned``, for the worker to import ahead (``_import_ahead``)."""
     code = 0
     recorder = sys.modules["gen09_pytest"]
     try:
@@ -130,6 +219,8 @@ def _child(session, keyed, job, plan, filename):
             code = 2 if asked is None else int(asked)  # 2: pytest's INTERRUPTED
         recorder._write({"kind": "finish", "exitstatus": code})
         recorder._state["out"].close()
+        with contextlib.suppress(OSError):  # a full pipe: the worker learns less, nothing else
+            os.write(learned, (" ".join(_new_stdlib_modules(known))[:4000] + "\n").encode())
     except BaseException:  # a crash in the child is the job's outcome, never the worker's
         code = 3  # pytest's INTERNAL_ERROR
         with contextlib.suppress(BaseException):  # the exit status still says what happened
@@ -156,6 +247,10 @@ def pytest_runtestloop(session):
         with contextlib.suppress(Exception):  # what cannot be made fails in the child, as in a fresh run
             _ = item.location
     _crash_only(session.config)
+    _quiet_terminal(session.config)
+    learned, learning = os.pipe()  # children write what they imported; the worker reads it
+    os.set_blocking(learned, False)
+    os.set_blocking(learning, False)
     gc.collect()
     gc.freeze()
     _send(out, {"kind": "ready", "items": len(session.items)})  # ready to fork: start-up ends here
@@ -163,6 +258,9 @@ def pytest_runtestloop(session):
         job = json.loads(line)
         filename = os.path.join(root, job["path"]) if job["path"] else None
         plan = reason = None
+        if threading.active_count() > 1:  # started by a module imported ahead: forking is not safe now
+            _send(out, {"job": job["id"], "kind": "fallback", "reason": "a thread runs in the warm worker"})
+            continue
         try:
             if filename:
                 with open(filename, encoding="utf-8") as handle:
@@ -173,11 +271,16 @@ def pytest_runtestloop(session):
         if reason:
             _send(out, {"job": job["id"], "kind": "fallback", "reason": reason})
             continue
+        known = set(sys.modules)
         pid = os.fork()
         if pid == 0:
-            _child(session, keyed, job, plan, filename)
+            _child(session, keyed, job, plan, filename, learning, known)
         _send(out, {"job": job["id"], "kind": "started", "pid": pid})
         _, status, usage = os.wait4(pid, 0)
         _send(out, {"job": job["id"], "kind": "done", "status": status,
                     "cpu": usage.ru_utime + usage.ru_stime})
+        names = _read_learned(learned)
+        if names:  # once per module, between two jobs
+            _import_ahead(names)
+            gc.freeze()
     return True
