@@ -84,7 +84,8 @@ def _quiet_terminal(config):
     is left alone where a repository hook is handed reports (``_only_ours``): the reporter
     passes each one to ``pytest_report_teststatus``. Returns whether it was done."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is None or not _only_ours(config):
+    if reporter is None or not _only_ours(config) or not hasattr(config.hook.pytest_runtest_logreport,
+                                                                  "_remove_plugin"):
         return False
     for name in ("pytest_runtest_logstart", "pytest_runtest_logreport", "pytest_runtest_logfinish"):
         caller = getattr(config.hook, name)
