@@ -104,16 +104,23 @@ def test_a_repository_hook_is_still_handed_every_report(tmp_path):
     assert from_warm == statuses.read_text() == "setup passed\ncall passed\nteardown passed\n"
 
 
-def test_a_repository_module_named_like_a_standard_one_is_never_imported_ahead(tmp_path):
+@pytest.mark.parametrize("kind", ["module", "package"])
+def test_a_repository_module_named_like_a_standard_one_is_never_imported_ahead(tmp_path, kind):
     imports = tmp_path / "imports.txt"
+    name = QUIET_MODULE if kind == "module" else f"{QUIET_MODULE}.sub"
     tests = textwrap.dedent(f'''
         def test_imports_the_repository_module():
-            import {QUIET_MODULE}
+            import {name}
             assert {QUIET_MODULE}.MINE
     ''')
     repo, env = warm_project(tmp_path, LIB, tests)
-    (repo / f"{QUIET_MODULE}.py").write_text(f"with open({str(imports)!r}, 'a') as out:\n"
-                                             "    out.write('imported\\n')\nMINE = True\n")
+    counted = f"with open({str(imports)!r}, 'a') as out:\n    out.write('imported\\n')\nMINE = True\n"
+    if kind == "module":
+        (repo / f"{QUIET_MODULE}.py").write_text(counted)
+    else:  # the child imports the package and its submodule: neither may be imported ahead
+        (repo / QUIET_MODULE).mkdir()
+        (repo / QUIET_MODULE / "__init__.py").write_text(counted)
+        (repo / QUIET_MODULE / "sub.py").write_text("")
     runner = WarmRunner(env, repo, tmp_path / "warm")
     try:
         runs = [runner(job) for job in _jobs(repo, tmp_path, 3, ("tests/test_it.py::test_imports_the_repository_module",))]

@@ -121,10 +121,12 @@ def _import_ahead(names):
         if name in sys.modules or name in _tried_ahead or name.partition(".")[0] in _NEVER_AHEAD:
             continue
         _tried_ahead.add(name)
+        top = name.partition(".")[0]  # where it comes from, asked without importing anything
         try:
-            origin = getattr(importlib.util.find_spec(name), "origin", None) or ""
-        except Exception:  # noqa: BLE001 - a parent package that fails to import: leave it to the child
+            spec = getattr(sys.modules.get(top), "__spec__", None) or importlib.util.find_spec(top)
+        except Exception:  # noqa: BLE001 - an odd finder: leave it to the child
             continue
+        origin = getattr(spec, "origin", None) or ""
         standard = origin.startswith(_STDLIB) and not origin.startswith(_SITE)
         if not standard and origin not in ("built-in", "frozen"):
             continue
