@@ -118,11 +118,11 @@ def _import_ahead(names):
     import warns or prints is taken out of ``sys.modules`` again, so a child imports it as
     a fresh run would."""
     for name in names:
-        if name in sys.modules or name in _tried_ahead or name.partition(".")[0] in _NEVER_AHEAD:
+        top = name.partition(".")[0]
+        if name in sys.modules or name in _tried_ahead or top in _NEVER_AHEAD:
             continue
         _tried_ahead.add(name)
-        top = name.partition(".")[0]  # where it comes from, asked without importing anything
-        try:
+        try:  # where it comes from, asked of its top-level package without importing anything
             spec = getattr(sys.modules.get(top), "__spec__", None) or importlib.util.find_spec(top)
         except Exception:  # noqa: BLE001 - an odd finder: leave it to the child
             continue
