@@ -31,8 +31,9 @@ runner kind (``warm``, ``prefork`` for handed-back jobs, ``fresh``) and the help
 and own CPU, and, per test it ran, the tests' own time against the time pytest spent around
 them (the runner seconds beyond the floor, the helpers' start-up left out). Each mode's
 differences from the whole-suite run are printed too (a selection effect, not a runner's:
-for example a test that fails only after a failing test ran before it). JSON goes to
-``bench/results/mutate_validation.json``.
+for example a test that fails only after a failing test ran before it). Last, the same ratios
+with every library pooled, as one run over all their mutants (``pooled`` in the JSON). JSON
+goes to ``bench/results/mutate_validation.json``.
 """
 
 from __future__ import annotations
@@ -117,16 +118,28 @@ def one(name: str, version: str, n: int, seed: int, workers: int) -> dict:
     row["differences_between_runners"] = _differences(tasks["coverage-fresh"], tasks["coverage-warm"])
     row["differences_from_full"] = {mode: _differences(tasks["full"], tasks[mode])
                                     for mode in MODES if mode != "full"}
-    full = row["full"]
     for mode in ("coverage-warm", "inferred-warm"):
-        warm = row[mode]
-        if full["runner_s_per_task"] and warm["runner_s_per_task"]:
-            row[f"full_over_{mode}"] = {
-                "wall": round(full["runner_s_per_task"] / warm["runner_s_per_task"], 2),
-                "cpu": round(full["runner_cpu_s_per_task"] / warm["runner_cpu_s_per_task"], 2),
-                "over_floor": round(warm["runner_s_per_task"] / warm["floor_s_per_task"], 2)
-                if warm["floor_s_per_task"] else None}
+        if found := ratios([row], mode):
+            row[f"full_over_{mode}"] = found
     return row
+
+
+def ratios(rows: list[dict], mode: str) -> dict:
+    """The whole suite's runner seconds (and CPU seconds) per valid task over ``mode``'s,
+    and ``mode``'s over its floor, of one library's row or of several taken together as
+    one run over all their mutants (pooled: libraries with many valid tasks weigh more;
+    a library's own ratios are the ones a single repository sees). Empty where a mode
+    has no valid task or no floor."""
+    def total(key: str, of: str) -> float:
+        return sum(r[of][key] for r in rows)
+    tasks = {of: total("accepted", of) for of in ("full", mode)}
+    if not all(tasks.values()) or not total("test_s", mode):
+        return {}
+    def per_task(key: str, of: str) -> float:
+        return total(key, of) / tasks[of]
+    return {"wall": round(per_task("runner_s", "full") / per_task("runner_s", mode), 2),
+            "cpu": round(per_task("runner_cpu_s", "full") / per_task("runner_cpu_s", mode), 2),
+            "over_floor": round(total("runner_s", mode) / total("test_s", mode), 2)}
 
 
 def _differences(a: dict, b: dict) -> list[dict]:
@@ -155,7 +168,8 @@ def main() -> int:
     rows = [one(n, v, args.n, args.seed, args.workers) for n, v, _ in LIBRARIES if not wanted or n in wanted]
     report = {"date": date.today().isoformat(), "cpu": cpu_model(), "nproc": os.cpu_count(),
               "python": sys.version.split()[0], "n": args.n, "seed": args.seed, "workers": args.workers,
-              "libraries": rows}
+              "libraries": rows,
+              "pooled": {mode: ratios(rows, mode) for mode in ("coverage-warm", "inferred-warm")}}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "mutate_validation.json").write_text(json.dumps(report, indent=2) + "\n")
     print("| library | mode | mutants | valid tasks | runner s / task | runner CPU s / task "
@@ -186,6 +200,10 @@ def main() -> int:
                   f"{1000 * around:.2f} ms each around them (start-up of the helpers left out)")
         print(f"{r['library']}: warm and fresh runners identical: {r['identical_runners']} "
               f"{r['differences_between_runners'] or ''}")
+    for mode, ratio in report["pooled"].items():
+        if ratio:
+            print(f"all libraries pooled: whole suite / {mode} = {ratio['wall']}x wall, {ratio['cpu']}x CPU "
+                  f"per valid task; {mode} / floor = {ratio['over_floor']}x")
     print(f"{report['date']}, {report['cpu']}, {report['nproc']} CPUs, Python {report['python']}")
     return 0 if all(r["identical_runners"] for r in rows) else 1
 
