@@ -211,6 +211,23 @@ def test_confirm_coverage_infers_pass_to_pass_without_a_whole_suite_run(runs, tm
     assert not [e for e in events if e["stage"] == "confirm" and e["status"] == "progress"]
 
 
+def test_runner_and_confirmation_chosen_on_the_command_line(runs, tmp_path):
+    """``--runner fresh --confirm coverage`` reach the run's configuration: every mutant run
+    is a new process, and the tasks are the default run's (warm workers, whole-suite
+    confirmation), FAIL_TO_PASS and PASS_TO_PASS alike."""
+    out = tmp_path / "out"
+    done = run_gen09("mutate", runs["repo"], *ARGS, "--runner", "fresh", "--confirm", "coverage", "--out", out)
+    assert done.returncode == 0, done.stderr
+    config = json.loads((out / "config.json").read_text())
+    assert config["limits"]["runner"] == "fresh"
+    assert config["recipe"]["swe_smith"]["confirm"] == "coverage"
+    assert set(_summary(out)["runs_by_runner"]) == {"fresh"}
+    assert set(_summary(runs["base"] / "run1")["runs_by_runner"]) & {"warm"}
+    tasks = {r["instance_id"]: (r["FAIL_TO_PASS"], r["PASS_TO_PASS"]) for r in _instances(out)}
+    default = {r["instance_id"]: (r["FAIL_TO_PASS"], r["PASS_TO_PASS"]) for r in _instances(runs["base"] / "run1")}
+    assert tasks and tasks == default
+
+
 BAD_CONFIGS = [
     ({"pipeline": {"name": "other"}}, "pipeline.name must be 'repo_mutate'"),
     ({"pipeline": {"recipe": "nope"}}, "pipeline.recipe 'nope' is not a known recipe"),

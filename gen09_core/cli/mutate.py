@@ -26,7 +26,15 @@ from gen09_core.testrun.process import children_end_with_us
 @click.option("--seed", type=int, default=None, help="Random seed (seeds.mutate).")
 @click.option("--selection", type=click.Choice(["coverage", "full"]), default=None,
               help="Tests per mutant: the covering ones (default) or the whole suite.")
+@click.option("--confirm", type=click.Choice(["same_run", "separate", "coverage"]), default=None,
+              help="How a mutant's PASS_TO_PASS is confirmed once a covering test failed: the other "
+                   "stable tests in the same run (default), in a second run, or inferred from the "
+                   "baseline's coverage without running them (the fastest).")
 @click.option("--workers", type=int, default=None, help="Parallel test jobs (limits.workers).")
+@click.option("--runner", type=click.Choice(["warm", "fresh"]), default=None,
+              help="How Python mutant runs run (limits.runner): warm (default: a worker per job slot "
+                   "collects the suite once and forks per mutant; what it cannot carry exactly runs "
+                   "fresh, the reason kept per mutant) or fresh (a new interpreter every run).")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default=None,
               help="Where test jobs run (limits.executor): this machine, or a Ray cluster (gen09[ray]).")
 @click.option("--ray-address", default=None, help="The Ray cluster's address (limits.ray_address).")
@@ -37,8 +45,8 @@ from gen09_core.testrun.process import children_end_with_us
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary (with --dry-run: the mutants) as JSON.")
 @children_end_with_us()
-def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, selection, workers, executor,
-                   ray_address, out, dry_run, as_json):
+def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, selection, confirm, workers,
+                   runner, executor, ray_address, out, dry_run, as_json):
     """Make verified bug-fix tasks from the healthy repository REPO (Harbor bundles).
 
     Exit status: 0 when at least one task was exported; 1 when none was (or the source has
@@ -51,7 +59,9 @@ def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, s
     data: dict = cfg.load_file(config_file) if config_file else {}
     where = str(config_file) if config_file else "config"
     data = cfg.merge(data, _overrides(data, repo, recipe, _max_mutants(max_mutants, deprecated_n), seed,
-                                      selection, workers, executor, ray_address))
+                                      {"selection": selection, "confirm": confirm},
+                                      {"workers": workers, "runner": runner, "executor": executor,
+                                       "ray_address": ray_address}))
     if "source" not in data:
         raise BadInput("give the repository: gen09 mutate REPO ... (or source.repo in --config)")
     if dry_run:
@@ -74,9 +84,11 @@ def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, s
     sys.exit(0 if summary["exported"] else 1)
 
 
-def _overrides(data: dict, repo, recipe, max_mutants, seed, selection, workers, executor=None,
-               ray_address=None) -> dict:
-    """The configuration that the command-line options given set, over ``data``."""
+def _overrides(data: dict, repo, recipe, max_mutants, seed, recipe_options: dict,
+               limit_options: dict) -> dict:
+    """The configuration that the command-line options given set, over ``data``
+    (``recipe_options``: the recipe's own settings; ``limit_options``: ``limits`` beside
+    ``max_mutants``; None: not given)."""
     from gen09_core.mutate import config as cfg
 
     overrides: dict = {}
@@ -84,15 +96,15 @@ def _overrides(data: dict, repo, recipe, max_mutants, seed, selection, workers, 
         overrides["source"] = {"repo": str(repo)}
     if recipe is not None:
         overrides["pipeline"] = {"name": data.get("pipeline", {}).get("name", cfg.PIPELINE), "recipe": recipe}
-    limits = {k: v for k, v in {"max_mutants": max_mutants, "workers": workers, "executor": executor,
-                                "ray_address": ray_address}.items() if v is not None}
+    limits = {k: v for k, v in {"max_mutants": max_mutants, **limit_options}.items() if v is not None}
     if limits:
         overrides["limits"] = limits
     if seed is not None:
         overrides["seeds"] = {"mutate": seed}
-    if selection is not None:
+    chosen = {k: v for k, v in recipe_options.items() if v is not None}
+    if chosen:
         name = recipe or data.get("pipeline", {}).get("recipe", "swe_smith")
-        overrides["recipe"] = {name: {"selection": selection}}
+        overrides["recipe"] = {name: chosen}
     return overrides
 
 
