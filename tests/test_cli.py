@@ -240,3 +240,16 @@ def test_mutate_n_is_a_deprecated_alias_of_max_mutants():
     assert "gen09: warning: mutate --n is deprecated; use --max-mutants" in old.stderr
     both = run_gen09("mutate", repo, "--dry-run", "--n", "2", "--max-mutants", "3")
     assert both.returncode == 2 and "--max-mutants" in both.stderr.splitlines()[-1]
+
+
+def test_mutate_summary_says_how_the_mutant_runs_ran():
+    """The printed summary counts warm and fresh runs and lists why runs were handed back,
+    the most frequent reason first, at most five."""
+    from gen09_core.cli.mutate import _runs_line
+
+    assert _runs_line({"fresh": 30}) == "Mutant runs: 30 fresh."
+    line = _runs_line({"prefork: a class changed": 1, "warm": 29, "prefork: ran at import": 2})
+    assert line == "Mutant runs: 29 warm, 3 handed back (2x prefork: ran at import; 1x prefork: a class changed)."
+    many = _runs_line({f"fresh: reason {i}": i for i in range(1, 8)})
+    assert many.startswith("Mutant runs: 28 handed back (7x fresh: reason 7;")
+    assert many.endswith("; 2 more reasons in summary.json).")

@@ -222,6 +222,7 @@ def test_runner_and_confirmation_chosen_on_the_command_line(runs, tmp_path):
     assert config["limits"]["runner"] == "fresh"
     assert config["recipe"]["swe_smith"]["confirm"] == "coverage"
     assert set(_summary(out)["runs_by_runner"]) == {"fresh"}
+    assert f"Mutant runs: {_summary(out)['runs_by_runner']['fresh']} fresh." in done.stdout
     assert set(_summary(runs["base"] / "run1")["runs_by_runner"]) & {"warm"}
     tasks = {r["instance_id"]: (r["FAIL_TO_PASS"], r["PASS_TO_PASS"]) for r in _instances(out)}
     default = {r["instance_id"]: (r["FAIL_TO_PASS"], r["PASS_TO_PASS"]) for r in _instances(runs["base"] / "run1")}

@@ -180,6 +180,8 @@ def _print_summary(summary: dict, out: Path) -> None:
     console.print(f"Each of the {summary['mutants']} validated mutant(s) is counted once, in one of the "
                   f"columns after 'validated' (columns with no mutant are left out). Per-run timeout "
                   f"{summary['timeout_sec']:g} s ({summary['timeout_source']}).")
+    if summary.get("runs_by_runner"):
+        console.print(_runs_line(summary["runs_by_runner"]), markup=False)
     for status, items in summary.get("failures", {}).items():
         console.print(f"{status}: " + "; ".join(f"{i['mutant']}: {i['reason']}" for i in items[:3]))
     if summary["exported"]:
@@ -187,6 +189,18 @@ def _print_summary(summary: dict, out: Path) -> None:
                       f"{summary['cost']['test_runner_seconds']}. Check them with: gen09 verify {out}")
     else:
         console.print(f"No task was exported; test-runner seconds {summary['cost']['test_runner_seconds']}.")
+
+
+def _runs_line(runs: dict) -> str:
+    """How the mutant runs ran (``summary["runs_by_runner"]``): on warm workers, in fresh
+    processes, and each reason a warm worker handed runs back (the most frequent first)."""
+    plain = [f"{count} {kind}" for kind, count in runs.items() if ":" not in kind]
+    back = sorted(((count, kind) for kind, count in runs.items() if ":" in kind), reverse=True)
+    line = "Mutant runs: " + ", ".join(plain + ([f"{sum(c for c, _ in back)} handed back"] if back else []))
+    if back:
+        line += " (" + "; ".join(f"{count}x {kind}" for count, kind in back[:5])
+        line += f"; {len(back) - 5} more reasons in summary.json)" if len(back) > 5 else ")"
+    return line + "."
 
 
 @click.command("verify")
