@@ -160,6 +160,21 @@ def _wait_until(proc, condition):
         time.sleep(0.2)
 
 
+def _kill_a_busy_node(cluster, proc) -> list[Path]:
+    """Kill a worker node once it runs a mutant job of the run ``proc``, wait for the run to
+    end and put a new node in its place. Returns the job folders the killed node kept: the
+    jobs it was running at the kill, read after it (the job seen running before the kill may
+    have ended and another begun)."""
+    victim = _wait_until(proc, lambda: next((n for n in cluster.nodes if _job_folders(n)), None))
+    victim.kill()
+    lost = _job_folders(victim)
+    _kill_leftovers(victim.work)
+    proc.wait()
+    cluster.nodes.remove(victim)
+    cluster.start_worker(f"{victim.name}-replaced")
+    return lost
+
+
 def _kill_leftovers(folder: Path) -> None:
     """Kill the test processes a killed node left running (their cwd is inside its folder)."""
     for entry in Path("/proc").iterdir():
@@ -191,14 +206,8 @@ def test_a_killed_worker_node_loses_nothing(cluster, shop):
         out = base / f"killed-node-{attempt}"
         proc = _start(["mutate", repo, "--n", "8", "--seed", "3", "--executor", "ray", "--ray-address",
                        cluster.address, "--out", out, "--json"], base / f"killed-node-{attempt}.log")
-        victim = _wait_until(proc, lambda: next((n for n in cluster.nodes if _job_folders(n)), None))
-        victim.kill()
-        lost = _job_folders(victim)  # read after the kill: the jobs it was running then (their folders stay)
-        _kill_leftovers(victim.work)
-        proc.wait()
+        lost = _kill_a_busy_node(cluster, proc)
         log = (base / f"killed-node-{attempt}.log").read_text()
-        cluster.nodes.remove(victim)
-        cluster.start_worker(f"{victim.name}-replaced")
         assert proc.returncode == 0, log[-3000:]
         # nothing lost: the same tasks, instances and bundles as the local run
         assert _instances(out) == _instances(base / "local")
@@ -226,14 +235,7 @@ def test_a_job_lost_more_than_max_retries_is_an_infrastructure_failure(cluster, 
     out = tmp_path / "run"
     proc = _start(["mutate", repo, "--config", config, "--n", "8", "--seed", "3", "--executor", "ray",
                    "--ray-address", cluster.address, "--out", out, "--json"], tmp_path / "log")
-    victim = _wait_until(proc, lambda: next((n for n in cluster.nodes if _job_folders(n)), None))
-    victim.kill()
-    # read after the kill: the job seen running before it may have ended and another begun
-    lost = {p.name.removesuffix(".warm").removeprefix("confirm-") for p in _job_folders(victim)}
-    _kill_leftovers(victim.work)
-    proc.wait()
-    cluster.nodes.remove(victim)
-    cluster.start_worker(f"{victim.name}-replaced")
+    lost = {p.name.removesuffix(".warm").removeprefix("confirm-") for p in _kill_a_busy_node(cluster, proc)}
     assert proc.returncode in (0, 1), (tmp_path / "log").read_text()[-3000:]
     summary = json.loads((out / "summary.json").read_text())
     failed = [e for e in _events(out) if e["stage"] in ("validate", "confirm") and e["failure_class"]]
