@@ -24,3 +24,19 @@ def test_every_parametrization_of_a_flaky_test_is_flaky():
     base = derive_baseline(first, second)
     assert base.flaky == ("t.py::test_pager[a]", "t.py::test_pager[b]", "t.py::test_pager[c]")
     assert base.stable == ("t.py::other", "t.py::test_pagers")
+
+
+def test_no_tests_collected_says_whether_the_source_ships_test_files(tmp_path):
+    from gen09_core.mutate.baseline import Baseline, no_stable_tests
+
+    empty = Baseline((), (), (), {}, 0.0, problems=(" no tests ran in 0.00s",))
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "core.py").write_text("x = 1\n")
+    message = no_stable_tests(empty, "python-pytest", tmp_path, "install the project pkg")
+    assert "First error: no tests ran in 0.00s." in message
+    assert "no test_*.py or *_test.py file" in message and "test_paths" not in message
+
+    (tmp_path / "checks").mkdir()
+    (tmp_path / "checks" / "test_core.py").write_text("def test_x():\n    pass\n")
+    message = no_stable_tests(empty, "python-pytest", tmp_path, "install the project pkg")
+    assert "point profiles.repo.test_paths at the tests" in message

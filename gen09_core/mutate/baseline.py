@@ -213,6 +213,11 @@ def baseline_stage(ctx, work, runner) -> Measured:
                     round(STALL_FLOOR + TIMEOUT_FACTOR * stall, 1) if stall is not None else None)
 
 
+def _test_files(pristine: Path) -> bool:
+    """Whether any file under ``pristine`` is named as pytest finds tests by default."""
+    return any(True for pattern in ("test_*.py", "*_test.py") for _ in pristine.rglob(pattern))
+
+
 def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: str) -> str:
     """One message: what happened, the first error, what was detected, what fixes it."""
     counts = f"{len(baseline.failing)} failing or skipped, {len(baseline.flaky)} flaky"
@@ -229,10 +234,13 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
                    f"[\"python -m pip install . <package>\"]")
     elif "fixture" in problem and "not found" in problem:
         fix = f"{setup} install the pytest plugin that provides it (profiles.{profile}.install)"
+    elif not baseline.stable and not baseline.failing and not baseline.flaky and not _test_files(pristine):
+        fix = ("use a source that ships its tests: this one has no test_*.py or *_test.py file "
+               "(a package's sdist often leaves them out; its repository keeps them)")
     elif not baseline.stable and not baseline.failing and not baseline.flaky:
         fix = f"{setup} point profiles.{profile}.test_paths at the tests (no test was collected)"
     else:
         fix = f"{setup} adjust profiles.{profile}.install / pythonpath / pytest_args"
-    first = f" First error: {problem}." if problem else ""
+    first = f" First error: {problem.strip()}." if problem.strip() else ""
     return (f"the repository has no stable passing tests ({counts}), so nothing can validate a bug."
             f"{first} Detected: {detected}. To fix: {fix}.")

@@ -42,7 +42,6 @@ import ast
 import gc
 import json
 import os
-import symtable
 import sys
 import types
 
@@ -60,7 +59,7 @@ _instrumented = {}  # (file, its text, qualname) -> what typeguard made of that 
 _ran = set()  # code objects that ran before the first fork: swapping them would not replay that
 # {file relative to the root: [lines]} that ran outside any test in the pristine coverage run,
 # when the caller has them ($GEN09_WARM_RAN): then no profile hook is needed (it slows collection 2-3x)
-_RAN_LINES_FILE = os.environ.get("GEN09_WARM_RAN")
+_RAN_LINES_FILE = os.environ.pop("GEN09_WARM_RAN", None)  # gone: a fresh run has no such variable
 _ran_lines = {}
 _loaded = set()  # real paths of the files something in the worker came from (see _unimported)
 
@@ -309,6 +308,8 @@ class _Spans:
     def __init__(self, text, table, twice):
         self.lines = text.splitlines(keepends=True)
         self.future = table["<module>"].co_flags & _FUTURE_FLAGS
+        import symtable  # here, after collection: a child takes it out of sys.modules again
+
         imported = [s.get_name() for s in symtable.symtable(text, "<module>", "exec").get_symbols()
                     if s.is_imported()]
         self.imports = [f"import {', '.join(imported)}\n"] if imported else []

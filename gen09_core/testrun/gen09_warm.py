@@ -19,29 +19,28 @@ test report reads), so no child computes it again: 6% of cachetools' child test 
 A failure's report carries only pytest's crash line, whose message the record
 keeps, not the formatted traceback nobody in a child reads (``_crash_only``: not where a
 repository hook or plugin sees reports), and pytest's terminal reporter writes no progress
-for each test into the worker's log (``_quiet_terminal``, on the same condition). The
-standard-library modules a child imported are imported in the worker for the next children
-(``_import_ahead``). A worker with threads running after collection refuses every job.
+for each test into the worker's log (``_quiet_terminal``, on the same condition). What a
+test can see of the process is a fresh run's: a child finds in ``sys.modules`` only what a
+fresh run has imported by then (nothing imported ahead for it: six's suite checks that a
+module is not imported before its lazy attribute is read), and no ``$GEN09_WARM_*``
+variable. A worker with threads running after collection refuses every job.
 Standard library, pytest and ``gen09_swap`` (copied beside this file) only.
 """
 
 import contextlib
 import gc
-import importlib
-import importlib.util
-import io
 import json
 import os
-import resource
 import sys
-import sysconfig
 import tempfile
 import threading
 import traceback
-import warnings
 
 import gen09_swap  # imported with this plugin, before conftest files: it notes every call from here on
 import pytest
+
+# gen09's own modules, which a fresh run does not import: a child takes them out of ``sys.modules``
+_OURS = ("gen09_warm", "gen09_swap")
 
 
 def _send(out, message):
@@ -94,65 +93,6 @@ def _quiet_terminal(config):
     return True
 
 
-# standard-library modules never imported ahead: their import shows (prints, opens a browser,
-# sets up the terminal) or loads a GUI toolkit
-_NEVER_AHEAD = frozenset({"this", "antigravity", "__hello__", "__phello__", "readline", "rlcompleter",
-                          "idlelib", "tkinter", "turtle", "turtledemo"})
-_paths = sysconfig.get_paths()
-_STDLIB = tuple({os.path.join(_paths[k], "") for k in ("stdlib", "platstdlib")})
-_SITE = tuple({os.path.join(_paths[k], "") for k in ("purelib", "platlib")})
-_tried_ahead = set()
-
-
-def _new_stdlib_modules(known):
-    """The standard library's modules in ``sys.modules`` that are not in ``known``."""
-    return sorted(name for name in sys.modules.keys() - known
-                  if name.partition(".")[0] in sys.stdlib_module_names)
-
-
-def _import_ahead(names):
-    """Import in the worker the standard-library modules its children imported, so later
-    children find them imported (each of cachetools' children imported ``pickle``: 5% of its
-    warm jobs). Only a module the standard library's folders or the interpreter provide (a
-    repository file of the same name is never imported here), each tried once; one whose
-    import warns or prints is taken out of ``sys.modules`` again, so a child imports it as
-    a fresh run would."""
-    for name in names:
-        top = name.partition(".")[0]
-        if name in sys.modules or name in _tried_ahead or top in _NEVER_AHEAD:
-            continue
-        _tried_ahead.add(name)
-        try:  # where it comes from, asked of its top-level package without importing anything
-            spec = getattr(sys.modules.get(top), "__spec__", None) or importlib.util.find_spec(top)
-        except Exception:  # noqa: BLE001 - an odd finder: leave it to the child
-            continue
-        origin = getattr(spec, "origin", None) or ""
-        standard = origin.startswith(_STDLIB) and not origin.startswith(_SITE)
-        if not standard and origin not in ("built-in", "frozen"):
-            continue
-        before = set(sys.modules)
-        shown = io.StringIO()
-        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(shown), \
-                contextlib.redirect_stderr(shown):
-            warnings.simplefilter("always")
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - the child's own import fails the same way
-                caught.append(None)
-        if caught or shown.getvalue():
-            for added in sys.modules.keys() - before:
-                del sys.modules[added]
-
-
-def _read_learned(learned):
-    """The module names children wrote into the non-blocking pipe ``learned``."""
-    data = b""
-    with contextlib.suppress(BlockingIOError):
-        while chunk := os.read(learned, 65536):
-            data += chunk
-    return [name for line in data.decode("utf-8", "replace").splitlines() for name in line.split()]
-
-
 def _crash_only(config):
     """Make a failure's report carry only what gen09's record reads — pytest's own crash
     line (``reprcrash``, whose message is recorded) — instead of formatting its whole
@@ -180,18 +120,22 @@ def _crash_only(config):
     return True
 
 
-def _child(session, keyed, job, plan, filename, learned, known):
-    """Run one job in the forked child; never returns. It ends as a fresh ``pytest`` run
-    would: a ``KeyboardInterrupt`` or ``pytest.exit()`` from a test ends the session with
-    pytest's exit status for it, and any other exception that escapes (pytest broken by the
-    mutant, or this code failing) is recorded as pytest's internal error (exit status 3).
-    Last, it writes the standard-library modules it imported (beyond ``known``) into the
-    pipe ``learned``, for the worker to import ahead (``_import_ahead``)."""
+def _child(session, keyed, job, plan, filename, collected):
+    """Run one job in the forked child; never returns. Before the tests, it takes out of
+    ``sys.modules`` every module a fresh run would not have there: gen09's warm-only ones
+    and the ones imported since collection (``collected``: the names after it), so a test
+    that checks what is imported sees what it sees in a fresh run. It ends as a fresh
+    ``pytest`` run would: a ``KeyboardInterrupt`` or ``pytest.exit()`` from a test ends the
+    session with pytest's exit status for it, and any other exception that escapes (pytest
+    broken by the mutant, or this code failing) is recorded as pytest's internal error
+    (exit status 3)."""
     code = 0
     recorder = sys.modules["gen09_pytest"]
     try:
         os.setpgid(0, 0)
         if job.get("memory_mb"):
+            import resource  # here, not in the worker: a fresh run never imports it
+
             limit = job["memory_mb"] * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         os.environ["GEN09_OUTCOMES"] = job["outcomes"]  # first: what fails from here on is recorded
@@ -206,6 +150,8 @@ def _child(session, keyed, job, plan, filename, learned, known):
             with open(filename, "w", encoding="utf-8") as handle:  # subprocesses a test starts read the
                 handle.write(job["text"])  # disk; the worker restores the file after the child
         os.environ["TMPDIR"] = tempfile.tempdir = job["tmpdir"]  # a temp folder of its own
+        for name in (sys.modules.keys() - collected).union(_OURS):
+            sys.modules.pop(name, None)
         first = set(job.get("first") or ())
         items = _order(keyed, set(job["select"]), first, job["files"])
         recorder._state.update(first=first, left=sum(i.nodeid in first for i in items), dirty=False)
@@ -222,8 +168,6 @@ def _child(session, keyed, job, plan, filename, learned, known):
             code = 2 if asked is None else int(asked)  # 2: pytest's INTERRUPTED
         recorder._write({"kind": "finish", "exitstatus": code})
         recorder._state["out"].close()
-        with contextlib.suppress(OSError):  # a full pipe: the worker learns less, nothing else
-            os.write(learned, (" ".join(_new_stdlib_modules(known))[:4000] + "\n").encode())
     except BaseException:  # a crash in the child is the job's outcome, never the worker's
         code = 3  # pytest's INTERNAL_ERROR
         with contextlib.suppress(BaseException):  # the exit status still says what happened
@@ -236,8 +180,9 @@ def _child(session, keyed, job, plan, filename, learned, known):
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session):
     """Serve jobs instead of running the suite."""
-    inbound = os.fdopen(int(os.environ["GEN09_WARM_IN"]), "r", encoding="utf-8")
-    out = os.fdopen(int(os.environ["GEN09_WARM_OUT"]), "w", encoding="utf-8")
+    inbound = os.fdopen(int(os.environ.pop("GEN09_WARM_IN")), "r", encoding="utf-8")
+    out = os.fdopen(int(os.environ.pop("GEN09_WARM_OUT")), "w", encoding="utf-8")
+    collected = frozenset(sys.modules)  # what a fresh run has imported by now, with gen09's _OURS
     if threading.active_count() > 1:
         threads = threading.active_count() - 1
         _send(out, {"kind": "unusable",
@@ -251,9 +196,6 @@ def pytest_runtestloop(session):
             _ = item.location
     _crash_only(session.config)
     _quiet_terminal(session.config)
-    learned, learning = os.pipe()  # children write what they imported; the worker reads it
-    os.set_blocking(learned, False)
-    os.set_blocking(learning, False)
     gc.collect()
     gc.freeze()
     _send(out, {"kind": "ready", "items": len(session.items)})  # ready to fork: start-up ends here
@@ -261,9 +203,6 @@ def pytest_runtestloop(session):
         job = json.loads(line)
         filename = os.path.join(root, job["path"]) if job["path"] else None
         plan = reason = None
-        if threading.active_count() > 1:  # started by a module imported ahead: forking is not safe now
-            _send(out, {"job": job["id"], "kind": "fallback", "reason": "a thread runs in the warm worker"})
-            continue
         try:
             if filename:
                 with open(filename, encoding="utf-8") as handle:
@@ -274,16 +213,11 @@ def pytest_runtestloop(session):
         if reason:
             _send(out, {"job": job["id"], "kind": "fallback", "reason": reason})
             continue
-        known = set(sys.modules)
         pid = os.fork()
         if pid == 0:
-            _child(session, keyed, job, plan, filename, learning, known)
+            _child(session, keyed, job, plan, filename, collected)
         _send(out, {"job": job["id"], "kind": "started", "pid": pid})
         _, status, usage = os.wait4(pid, 0)
         _send(out, {"job": job["id"], "kind": "done", "status": status,
                     "cpu": usage.ru_utime + usage.ru_stime})
-        names = _read_learned(learned)
-        if names:  # once per module, between two jobs
-            _import_ahead(names)
-            gc.freeze()
     return True
