@@ -126,3 +126,25 @@ def test_unparseable_files_name_the_file_and_line(tmp_path):
     group = _repo(tmp_path / "c", {"pyproject.toml": "[dependency-groups]\ntest = ['ok', '=bad']\n"})
     with pytest.raises(BadInput, match=r"\[dependency-groups\] test: not a valid requirement '=bad'"):
         detect(group)
+
+
+def test_requirement_files_for_other_python_versions_are_skipped(tmp_path):
+    # wcwidth 0.2.13 ships pinned requirements-tests36/37/39.txt: installed together they conflict
+    repo = _repo(tmp_path / "a", {
+        "setup.py": "from setuptools import setup\nsetup(name='w')\n",
+        "requirements-tests27.txt": "attrs==20.0.0\n",
+        "requirements-tests36.txt": "attrs==22.2.0\n",
+        "requirements-tests39.txt": "attrs==23.1.0\n",
+        "requirements-tests.txt": "freezegun\n",
+    })
+    recipe = detect(repo)
+    assert recipe.requirements == ("freezegun", "attrs==23.1.0")  # 3.9's: the newest not above this Python
+    assert recipe.summary().count("requirements (") == 2  # each file once, though two patterns match it
+    assert recipe.notes == ("requirement files for other Python versions skipped: "
+                            "requirements-tests27.txt, requirements-tests36.txt",)
+    newer = _repo(tmp_path / "b", {  # only versions above this Python: the oldest of them
+        "setup.py": "from setuptools import setup\nsetup(name='w')\n",
+        "requirements-test-py398.txt": "attrs==24.0.0\n",
+        "requirements-test-py399.txt": "attrs==25.0.0\n",
+    })
+    assert detect(newer).requirements == ("attrs==24.0.0",)

@@ -8,8 +8,9 @@ error messages can say where it came from. Detected, in this order:
   metadata and generated version files work; an SCM-versioned build (setuptools-scm,
   hatch-vcs, ...) gets ``SETUPTOOLS_SCM_PRETEND_VERSION`` since the work copy has no ``.git``;
 - test dependencies: extras and PEP 735 dependency groups named ``test``/``tests``/
-  ``testing``, ``tests_require``-style requirement files, ``tox.ini`` ``[testenv]``
-  ``deps``/``extras``; only when none of these exists, the ``dev`` ones;
+  ``testing``, ``tests_require``-style requirement files (of files named for Python
+  versions, the one for this Python), ``tox.ini`` ``[testenv]`` ``deps``/``extras``; only
+  when none of these exists, the ``dev`` ones;
 - where the package is imported from (``src`` or the repository root);
 - pytest's ``addopts``: options of plugins that would change how gen09 measures
   (coverage, xdist, reruns, random order, lint-as-test plugins) are dropped, those of
@@ -27,6 +28,7 @@ import glob
 import re
 import shlex
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -240,14 +242,40 @@ def _collect(repo, names, files, extras, groups, pdm, found, installable) -> Non
         if name in pdm:
             found.requirements += _checked(pdm[name], f"pyproject.toml [tool.pdm.dev-dependencies] {name}")
             found.add(f"pdm dev-dependencies {name}", f"pyproject.toml [tool.pdm.dev-dependencies] {name}")
-    for pattern in files:
-        for path in sorted(glob.glob(str(repo / pattern))):
-            rel = Path(path).relative_to(repo).as_posix()
-            extras_here, reqs = requirement_file(repo, Path(path))
-            found.requirements += reqs
-            if installable:
-                found.extras += extras_here
-            found.add("requirements", rel)
+    paths = dict.fromkeys(path for pattern in files for path in sorted(glob.glob(str(repo / pattern))))
+    for path in _for_this_python(list(paths), found):  # (two patterns may match one file)
+        rel = Path(path).relative_to(repo).as_posix()
+        extras_here, reqs = requirement_file(repo, Path(path))
+        found.requirements += reqs
+        if installable:
+            found.extras += extras_here
+        found.add("requirements", rel)
+
+
+_PYTHON_IN_NAME = re.compile(r"^(.*?)[-_.]?(?:py)?([23])\.?(\d{1,2})$")
+
+
+def _for_this_python(paths: list[str], found: _Found) -> list[str]:
+    """``paths`` without the requirement files written for another Python version: of files
+    whose names differ only by one (``requirements-tests37.txt``, ``-tests39.txt``; pinned
+    locks that conflict with each other), the one for the newest version not above the
+    running interpreter's (else the oldest) is kept; the others are noted as skipped."""
+    groups: dict = {}
+    for path in paths:
+        versioned = _PYTHON_IN_NAME.match(Path(path).stem)
+        if versioned:
+            head, major, minor = versioned.groups()
+            groups.setdefault((str(Path(path).parent), head), []).append(((int(major), int(minor)), path))
+    skipped = set()
+    for group in groups.values():
+        if len(group) > 1:
+            fitting = [entry for entry in group if entry[0] <= sys.version_info[:2]]
+            kept = max(fitting) if fitting else min(group)
+            skipped |= {path for _, path in group if path != kept[1]}
+    if skipped:
+        names = ", ".join(sorted(Path(p).name for p in skipped))
+        found.notes.append(f"requirement files for other Python versions skipped: {names}")
+    return [path for path in paths if path not in skipped]
 
 
 def _checked(items, where: str) -> list[str]:
