@@ -148,3 +148,13 @@ def test_requirement_files_for_other_python_versions_are_skipped(tmp_path):
         "requirements-test-py399.txt": "attrs==25.0.0\n",
     })
     assert detect(newer).requirements == ("attrs==24.0.0",)
+
+
+def test_a_root_tests_module_is_named_when_pytest_would_find_no_test_file(tmp_path):
+    # jsonpointer 3.0.0's sdist keeps its unittest tests in tests.py, which pytest does not find itself
+    files = {"setup.py": "from setuptools import setup\nsetup(name='jp')\n", "jp.py": "X = 1\n",
+             "tests.py": "import unittest\n"}
+    recipe = detect(_repo(tmp_path / "a", files))
+    assert recipe.test_paths == ("tests.py",) and "run the tests in tests.py" in recipe.summary()
+    assert detect(_repo(tmp_path / "b", {**files, "sub/test_more.py": ""})).test_paths == ()
+    assert detect(_repo(tmp_path / "c", {**files, "pytest.ini": "[pytest]\npython_files = *.py\n"})).test_paths == ()

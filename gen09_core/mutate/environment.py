@@ -52,8 +52,9 @@ def prepare(profile: Profile, recipe: PythonRecipe, work: Path, pristine: Path) 
             lock = build_from_recipe(recipe, venv, Path(pristine), profile.install, profile.plugins)
             record.write_text(json.dumps({"lock": lock.render()}, indent=1) + "\n", encoding="utf-8")
             (venv / READY).write_text("ok\n")
+    test_paths = profile.test_paths or recipe.test_paths
     test_env = TestEnv(python, str(plugin_dir), venv_dir, profile.pythonpath or recipe.pythonpath,
-                       lock.plugins, profile.pytest_args, recipe.addopts, profile.test_paths,
+                       lock.plugins, profile.pytest_args, recipe.addopts, test_paths,
                        dict(profile.env), lock.render() if venv_dir else None)
     return Environment(test_env, lock, recipe)
 

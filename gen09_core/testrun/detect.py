@@ -99,6 +99,7 @@ class PythonRecipe:
     env: dict = field(factory=dict)
     provenance: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()
+    test_paths: tuple[str, ...] = ()  # what a whole-suite run names, when pytest would find no test file
 
     def summary(self) -> str:
         """One line saying what was detected and from where."""
@@ -144,13 +145,31 @@ def detect(repo: Path) -> PythonRecipe:
         found.add(f"drop addopts {' '.join(dropped)}", ini)
     if packages:
         found.add(f"install {', '.join(packages)} for addopts", ini)
+    test_paths = _test_module(repo, pyproject, setup_cfg)
+    if test_paths:
+        found.add(f"run the tests in {test_paths[0]}",
+                  "no test_*.py or *_test.py file: pytest runs a module it is given")
     env = _scm_env(repo, pyproject)
     if env:
         found.add(", ".join(f"{k}={v}" for k, v in env.items()),
                   "[build-system] requires an SCM version plugin and the work copy has no .git")
     return PythonRecipe(name, installable, tuple(dict.fromkeys(found.extras + tox_extras)),
                         tuple(dict.fromkeys(found.requirements)), pythonpath, addopts, tuple(dropped),
-                        tuple(packages), tuple(required), env, tuple(found.provenance), tuple(found.notes))
+                        tuple(packages), tuple(required), env, tuple(found.provenance), tuple(found.notes),
+                        test_paths)
+
+
+def _test_module(repo: Path, pyproject: dict, setup_cfg) -> tuple[str, ...]:
+    """``("tests.py",)`` (or ``test.py``) for a repository that keeps its tests in that one
+    module at its root (jsonpointer's sdist): pytest only finds ``test_*.py`` and
+    ``*_test.py`` files itself, but runs a module it is named. Empty when the repository sets
+    ``python_files`` or has a file pytest would find."""
+    named = [name for name in ("tests.py", "test.py") if (repo / name).is_file()]
+    if not named or "python_files" in pytest_ini(repo, pyproject, setup_cfg)[0]:
+        return ()
+    if any(True for pattern in ("test_*.py", "*_test.py") for _ in repo.rglob(pattern)):
+        return ()
+    return (named[0],)
 
 
 # -- reading files ----------------------------------------------------------------------
