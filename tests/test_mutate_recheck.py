@@ -1,7 +1,8 @@
 """The recheck stage on a real suite: a test that fails only in the recheck's pristine run
-(a race two pristine runs missed) and one that fails on mutants but passes when its mutant
-runs again leave every task, and the bundles verify; with ``limits.recheck = false`` they
-stay in the tasks."""
+(a race two pristine runs missed), one that fails on mutants but passes when its mutant
+runs again, and one that fails on mutants only when the test before it has not run (the
+validation runs covering tests first; the verifier runs the file in order) leave every task,
+and the bundles verify; with ``limits.recheck = false`` they stay in the tasks."""
 
 import json
 import shutil
@@ -24,9 +25,19 @@ def test_fails_only_in_the_recheck():
 def test_fails_on_mutants_but_not_again():
     apply_discount(100, 10), with_tax(10), bulk_price(1, 3), shipping(2)  # covers the pricing module
     assert Path.cwd().name.startswith(("baseline-", "recheck-"))
+
+
+class TestInOrder:  # pathspec 0.12.1's symlink tests read what the test before them set
+    def test_1_sets_up(self):
+        type(self).ready = True
+
+    def test_2_reads_it(self):
+        apply_discount(100, 10), with_tax(10), bulk_price(1, 3), shipping(2)  # covers the pricing module
+        assert self.ready
 '''
 PRISTINE_RACE = "tests/check_races.py::test_fails_only_in_the_recheck"
 MUTANT_RACE = "tests/check_races.py::test_fails_on_mutants_but_not_again"
+IN_ORDER = "tests/check_races.py::TestInOrder::test_2_reads_it"
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +65,9 @@ def _listed(run) -> set:
 def test_the_recheck_takes_racy_tests_out_of_every_task(runs):
     summary = json.loads((runs[True] / "summary.json").read_text())
     assert summary["recheck"]["unreliable"] == [PRISTINE_RACE]
-    assert MUTANT_RACE in summary["recheck"]["flaky_fail_to_pass"]
+    assert {MUTANT_RACE, IN_ORDER} <= set(summary["recheck"]["flaky_fail_to_pass"])
     assert summary["exported"] > 0 and summary["runner_seconds"]["recheck"] > 0
-    assert not _listed(runs[True]) & {PRISTINE_RACE, MUTANT_RACE}
+    assert not _listed(runs[True]) & {PRISTINE_RACE, MUTANT_RACE, IN_ORDER}
     for line in (runs[True] / "instances.jsonl").read_text().splitlines():
         assert json.loads(line)["FAIL_TO_PASS"]
     reasons = [f["reason"] for f in summary["failures"].get("confirm_rejected", [])]
@@ -64,7 +75,9 @@ def test_the_recheck_takes_racy_tests_out_of_every_task(runs):
 
 
 def test_without_the_recheck_the_racy_tests_stay(runs):
-    assert {PRISTINE_RACE, MUTANT_RACE} <= _listed(runs[False])
+    assert {PRISTINE_RACE, MUTANT_RACE, IN_ORDER} <= _listed(runs[False])
+    fail_to_pass = [json.loads(line)["FAIL_TO_PASS"] for line in (runs[False] / "instances.jsonl").read_text().splitlines()]
+    assert any(IN_ORDER in tests for tests in fail_to_pass)  # in the validation's order it failed
     assert json.loads((runs[False] / "summary.json").read_text())["recheck"] == {}
 
 
