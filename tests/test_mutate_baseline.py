@@ -40,3 +40,12 @@ def test_no_tests_collected_says_whether_the_source_ships_test_files(tmp_path):
     (tmp_path / "checks" / "test_core.py").write_text("def test_x():\n    pass\n")
     message = no_stable_tests(empty, "python-pytest", tmp_path, "install the project pkg")
     assert "point profiles.repo.test_paths at the tests" in message
+
+
+def test_a_test_the_repository_marks_flaky_is_flaky_though_it_passed_twice():
+    ids = ["t.py::test_timing[1]", "t.py::test_timing[2]", "t.py::test_other"]
+    first = TestRun("a", "ok", dict.fromkeys(ids, "passed"), marked_flaky=("t.py::test_timing[1]",))
+    second = TestRun("b", "ok", dict.fromkeys(ids, "passed"))
+    base = derive_baseline(first, second)
+    assert base.flaky == ("t.py::test_timing[1]", "t.py::test_timing[2]")
+    assert base.stable == ("t.py::test_other",)

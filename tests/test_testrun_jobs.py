@@ -100,3 +100,25 @@ def test_a_failure_keeps_its_message_and_frames_without_formatting_them(runner_e
     assert failures["tests/test_it.py::test_setup"]["phase"] == "setup"
     assert failures["tests/test_it.py::test_setup"]["message"] == "RuntimeError: no fixture"
     assert failures["tests/test_it.py::test_setup"]["trace"] == [["tests/test_it.py", 17]]
+
+
+def test_the_tests_the_repository_marks_flaky_are_noted(runner_env, tmp_path):
+    # zipp 3.19.2 marks its timing test flaky for pytest-rerunfailures, which gen09 never loads
+    repo = repo_with_tests(tmp_path, """
+        import pytest
+
+        @pytest.mark.flaky(reruns=3)
+        def test_timing():
+            pass
+
+        @pytest.mark.flaky
+        class TestSlow:
+            def test_a(self):
+                assert False
+
+        def test_plain():
+            pass
+        """)
+    run = run_job(runner_env, TestJob("j1", str(repo), str(tmp_path / "jobs")))
+    assert run.status == "ok" and run.outcomes["tests/test_it.py::TestSlow::test_a"] == "failed"
+    assert sorted(run.marked_flaky) == ["tests/test_it.py::TestSlow::test_a", "tests/test_it.py::test_timing"]

@@ -112,11 +112,14 @@ def drop_order_dependent(baseline: Baseline, lost: tuple[str, ...], seconds: flo
 def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
     """Compare two pristine runs: tests passing in both are stable; any other disagreement
     is flaky, and so is every parametrization of a flaky test (one racy case of
-    ``test_x[...]`` makes its siblings suspect: two runs rarely catch them all); tests
-    failing (or skipped) in both are simply not eligible."""
+    ``test_x[...]`` makes its siblings suspect: two runs rarely catch them all) and every
+    test the repository marks ``flaky`` (zipp 3.19.2's timing test passes both runs and
+    fails under load; its rerun plugin is never loaded); tests failing (or skipped) in
+    both are simply not eligible."""
     a, b = first.outcomes, second.outcomes
     names = sorted(set(a) | set(b))
     racy = {family(n) for n in names if a.get(n) != b.get(n)}
+    racy |= {family(n) for n in first.marked_flaky + second.marked_flaky}
     flaky = tuple(n for n in names if family(n) in racy)
     stable = tuple(n for n in names if a.get(n) == b.get(n) == PASSING and family(n) not in racy)
     failing = tuple(n for n in names if n not in flaky and n not in stable)

@@ -137,16 +137,23 @@ def _trace(item, tb):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """Note the frames of a failure on its report (``_trace``)."""
+    """Note the frames of a failure on its report (``_trace``), and on a setup report
+    whether the repository marks the test ``flaky`` (it reruns it with a plugin gen09
+    never loads)."""
     outcome = yield
     excinfo = call.excinfo
-    if excinfo is None or excinfo.tb is None:
+    failed = excinfo is not None and excinfo.tb is not None
+    marked = call.when == "setup" and item.get_closest_marker("flaky") is not None
+    if not (failed or marked):
         return
     try:
         report = outcome.get_result()
     except BaseException:  # the hook itself failed: pytest reports that
         return
-    report.gen09_trace = _trace(item, excinfo.tb)
+    if failed:
+        report.gen09_trace = _trace(item, excinfo.tb)
+    if marked:
+        report.gen09_marked_flaky = True
 
 
 def _message(longrepr):
@@ -164,6 +171,8 @@ def pytest_runtest_logreport(report):
               "duration": round(getattr(report, "duration", 0.0) or 0.0, 6)}
     if hasattr(report, "wasxfail"):
         record["xfail"] = True
+    if getattr(report, "gen09_marked_flaky", False):
+        record["marked_flaky"] = True
     if hasattr(report, "context"):
         record["subtest"] = str(getattr(report.context, "kwargs", "") or getattr(report.context, "msg", ""))
     if report.outcome != "passed" or "xfail" in record:

@@ -104,6 +104,7 @@ class TestRun:
     test_seconds: float = 0.0  # the summed durations of the test phases themselves (a killed one's so far)
     longest_phase: float = 0.0  # the duration of the longest test phase
     files: dict = field(factory=dict)  # test id -> its file, where the runner's report names one
+    marked_flaky: tuple[str, ...] = ()  # tests the repository marks ``flaky``
 
 
 def install_plugin(folder: Path, warm: bool = False) -> Path:
@@ -198,7 +199,8 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
     coverage = read_coverage(cov_file) if job.coverage and cov_file is not None else None
     return TestRun(job.job_id, status, record.outcomes(), failures, done.seconds, coverage, detail,
                    done.cpu_seconds, record.first_problem() or (done.output if not record.tests else ""),
-                   test_seconds=record.duration, files=dict(record.files), longest_phase=record.longest)
+                   test_seconds=record.duration, files=dict(record.files), longest_phase=record.longest,
+                   marked_flaky=record.marked_flaky)
 
 
 def read_coverage(path: Path) -> dict:

@@ -63,6 +63,7 @@ class Record:
     duration: float = 0.0  # seconds of every recorded phase, summed
     longest: float = 0.0  # seconds of the longest recorded phase
     files: dict = field(default_factory=dict)  # test id -> its file, where the runner's report names one
+    marked_flaky: tuple = ()  # the tests the repository marks ``flaky`` (its rerun plugin is not loaded)
 
 
     def outcome(self, test_id: str) -> str:
@@ -130,6 +131,7 @@ def read(path) -> Record:
         return Record()
     runs: dict = {}
     files: dict = {}
+    marked: dict = {}
     collect_errors, finished, exitstatus, stopped, internal = [], False, None, False, ""
     duration = longest = 0.0
     for line in lines:
@@ -147,6 +149,8 @@ def read(path) -> Record:
             phases.append(item)
             if item.get("file"):
                 files[item["id"]] = item["file"]
+            if item.get("marked_flaky"):
+                marked[item["id"]] = True
         elif kind == "collect_error":
             collect_errors.append((item.get("id", ""), item.get("message", "")))
         elif kind == "finish":
@@ -158,7 +162,8 @@ def read(path) -> Record:
     tests = {test_id: _decide(phases) for test_id, phases in runs.items()}
     tests = {test_id: result for test_id, result in tests.items() if result.outcome != MISSING}
     return Record(tests, tuple(collect_errors), finished, exitstatus, stopped, internal, round(duration, 6),
-                  round(longest, 6), {test_id: files[test_id] for test_id in tests if test_id in files})
+                  round(longest, 6), {test_id: files[test_id] for test_id in tests if test_id in files},
+                  tuple(marked))
 
 
 def grade(record: Record, expected) -> tuple[int, list]:
