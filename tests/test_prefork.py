@@ -252,3 +252,20 @@ def test_messages_that_arrive_together_or_in_pieces_are_all_read(tmp_path, parts
         assert [helper._read(10)["kind"] for _ in range(2)] == ["started", "done"]
     finally:
         helper.close()
+
+
+def test_a_job_that_holds_a_module_pytest_imported_runs_in_a_new_process(tmp_path, repo):
+    # pluggy's, pygments' or pytest's own repository: a new interpreter imports the job's copy
+    # first, while the fork server imported the installed one before any job
+    (repo / "py.py").write_text("import _pytest._py.error as error\nimport _pytest._py.path as path\n\nMINE = True\n")
+    (repo / "tests" / "test_mine.py").write_text("import py\n\n\ndef test_the_repository_copy():\n    assert py.MINE\n")
+    env = _env(tmp_path)
+    job = TestJob("mine", str(repo), str(tmp_path / "jobs"), {}, None)  # the whole suite: never on a worker
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    try:
+        run = runner(job)
+    finally:
+        runner.close()
+    assert run.runner.startswith("fresh: a whole-suite run; the job's folders hold py ("), run.runner
+    assert run.outcomes["tests/test_mine.py::test_the_repository_copy"] == "passed"
+    assert run_job(env, job).outcomes == run.outcomes

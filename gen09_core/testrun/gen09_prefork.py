@@ -14,13 +14,17 @@ interpreter down.
 
 What differs from a new interpreter is only that pytest's modules are already imported; the
 interpreter-start variables (``PYTHONHASHSEED``, ``PYTHONDONTWRITEBYTECODE``) are the ones the
-server was started with, which the caller makes the same. Standard library and pytest only.
+server was started with, which the caller makes the same. A job whose own folders hold a
+module the server imported from elsewhere (pluggy's repository, pygments', pytest's: a new
+interpreter would import the job's copy first) is answered ``fallback`` with the reason,
+without a fork; the caller runs it in a new process. Standard library and pytest only.
 """
 
 import atexit
 import contextlib
 import gc
 import importlib
+import importlib.machinery
 import json
 import os
 import resource
@@ -35,6 +39,11 @@ for _name in _pytest.config.default_plugins:
         importlib.import_module(f"_pytest.{_name}")
 
 _BASE_PATH = sys.path[1:]  # this script's folder comes first; the interpreter's entries follow
+# the top-level modules outside the standard library imported here (pytest, pluggy, iniconfig, py,
+# pygments, ...), with the real path of the file each came from
+_IMPORTED = {name: os.path.realpath(module.__spec__.origin) for name, module in list(sys.modules.items())
+             if "." not in name and name not in sys.stdlib_module_names
+             and os.path.isabs(getattr(getattr(module, "__spec__", None), "origin", None) or "")}
 
 
 def _child_path(cwd, pythonpath):
@@ -43,6 +52,19 @@ def _child_path(cwd, pythonpath):
     # the folder in front (``-m``) even when it is one of them
     entries = [os.path.abspath(p) for p in pythonpath.split(os.pathsep) if p] + _BASE_PATH
     return [cwd, *dict.fromkeys(entries)]
+
+
+def _shadowed(job):
+    """Why a new interpreter would import one of the modules imported here from another
+    file — the job's own copy, found first on its ``sys.path`` — or "" when none."""
+    path = _child_path(job["cwd"], job["env"].get("PYTHONPATH", ""))
+    for name, origin in _IMPORTED.items():
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        found = getattr(spec, "origin", None)
+        if found and os.path.isabs(found) and os.path.realpath(found) != origin:
+            return (f"the job's folders hold {name} ({found}), which pytest imported from elsewhere "
+                    "in the fork server: a new interpreter imports the job's")
+    return ""
 
 
 def _become(job, protocol):
@@ -100,6 +122,11 @@ def serve():
     out.flush()
     for line in inbound:
         job = json.loads(line)
+        reason = _shadowed(job)
+        if reason:
+            out.write(json.dumps({"kind": "fallback", "reason": reason}) + "\n")
+            out.flush()
+            continue
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()

@@ -31,6 +31,10 @@ class ServerDied(Exception):
     """The helper process ended (or stopped answering) in the middle of a job."""
 
 
+class Unsuited(Exception):
+    """The fork server cannot run this job as a new process would (the reason)."""
+
+
 class Served:
     """A helper process over two pipes (``$GEN09_WARM_IN`` / ``$GEN09_WARM_OUT`` in its
     environment), its output in ``log_path``."""
@@ -140,12 +144,15 @@ class ForkServer(Served):
                memory_mb: int | None = None, progress: Path | None = None,
                stall_sec: float | None = None) -> Finished:
         """Run the pytest command ``cmd`` in a forked child; ``ServerDied`` when the server
-        is gone (the caller then starts a fresh process)."""
+        is gone, ``Unsuited`` when it cannot run the job exactly (the caller then starts a
+        fresh process)."""
         if list(cmd[:3]) != [self.env.python, "-m", "pytest"]:
             raise ValueError(f"the fork server runs this environment's pytest only, not {cmd[:3]}")
         start = time.perf_counter()
         answer = self._request({"args": list(cmd[3:]), "cwd": str(cwd), "env": env, "output": str(output),
                                 "memory_mb": memory_mb})
+        if answer.get("kind") == "fallback":
+            raise Unsuited(answer["reason"])
         status, cpu, reached = self._wait_child(answer["pid"], timeout_sec, progress, stall_sec)
         text = Path(output).read_bytes().decode("utf-8", "replace") if Path(output).exists() else ""
         return Finished("timeout" if reached else "ok", os.waitstatus_to_exitcode(status),

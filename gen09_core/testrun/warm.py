@@ -44,7 +44,7 @@ from attrs import evolve
 
 from gen09_core.testrun import outcomes
 from gen09_core.testrun.jobs import TestEnv, TestJob, TestRun, judge_record, run_job
-from gen09_core.testrun.prefork import ForkServer, Served, ServerDied
+from gen09_core.testrun.prefork import ForkServer, Served, ServerDied, Unsuited
 from gen09_core.testrun.process import Finished, tail
 
 PLUGIN = "gen09_warm"
@@ -189,6 +189,8 @@ class WarmRunner:
                 if not server.reason:
                     return evolve(run_job(self.env, job, launch=server.launch), runner=f"prefork: {reason}")
                 reason = f"{reason}; {server.reason}"
+            except Unsuited as exc:
+                reason = f"{reason}; {exc}"
             except ServerDied as exc:
                 server.close()
                 server = self._new_server()  # replaced; the job runs in a fresh process instead
