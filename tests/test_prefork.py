@@ -266,6 +266,6 @@ def test_a_job_that_holds_a_module_pytest_imported_runs_in_a_new_process(tmp_pat
         run = runner(job)
     finally:
         runner.close()
-    assert run.runner.startswith("fresh: a whole-suite run; the job's folders hold py ("), run.runner
+    assert run.runner.startswith("fresh: a whole-suite run; the job's folders hold py, which pytest imported"), run.runner
     assert run.outcomes["tests/test_mine.py::test_the_repository_copy"] == "passed"
     assert run_job(env, job).outcomes == run.outcomes

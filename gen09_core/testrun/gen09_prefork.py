@@ -62,8 +62,8 @@ def _shadowed(job):
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         found = getattr(spec, "origin", None)
         if found and os.path.isabs(found) and os.path.realpath(found) != origin:
-            return (f"the job's folders hold {name} ({found}), which pytest imported from elsewhere "
-                    "in the fork server: a new interpreter imports the job's")
+            return (f"the job's folders hold {name}, which pytest imported from elsewhere in the fork "
+                    "server: a new interpreter imports the job's")
     return ""
 
 
