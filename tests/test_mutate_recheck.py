@@ -34,10 +34,21 @@ class TestInOrder:  # pathspec 0.12.1's symlink tests read what the test before 
     def test_2_reads_it(self):
         apply_discount(100, 10), with_tax(10), bulk_price(1, 3), shipping(2)  # covers the pricing module
         assert self.ready
+
+
+class TestStrict:  # checks the prices only after the test before it ran: in the verifier's order
+    def test_1_turns_strict_on(self):
+        type(self).strict = True
+
+    def test_2_checks_when_strict(self):
+        prices = apply_discount(100, 10), with_tax(10), bulk_price(1, 3), shipping(2)
+        if getattr(type(self), "strict", False):
+            assert prices == (90.0, 12.0, 3, 10)
 '''
 PRISTINE_RACE = "tests/check_races.py::test_fails_only_in_the_recheck"
 MUTANT_RACE = "tests/check_races.py::test_fails_on_mutants_but_not_again"
 IN_ORDER = "tests/check_races.py::TestInOrder::test_2_reads_it"
+STRICT = "tests/check_races.py::TestStrict::test_2_checks_when_strict"
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +68,10 @@ def runs(tmp_path_factory):
     return out
 
 
+def _fail_to_pass(run) -> list:
+    return [json.loads(line)["FAIL_TO_PASS"] for line in (run / "instances.jsonl").read_text().splitlines()]
+
+
 def _listed(run) -> set:
     lines = (run / "instances.jsonl").read_text().splitlines()
     return {t for line in lines for r in [json.loads(line)] for t in r["FAIL_TO_PASS"] + r["PASS_TO_PASS"]}
@@ -70,14 +85,17 @@ def test_the_recheck_takes_racy_tests_out_of_every_task(runs):
     assert not _listed(runs[True]) & {PRISTINE_RACE, MUTANT_RACE, IN_ORDER}
     for line in (runs[True] / "instances.jsonl").read_text().splitlines():
         assert json.loads(line)["FAIL_TO_PASS"]
+    # run first among the covering tests it passed; in the verifier's order it fails on a price mutant
+    assert summary["recheck"]["relabelled"] > 0
+    assert any(STRICT in tests for tests in _fail_to_pass(runs[True]))
+    assert not any(STRICT in tests for tests in _fail_to_pass(runs[False]))
     reasons = [f["reason"] for f in summary["failures"].get("confirm_rejected", [])]
     assert all(r.startswith("recheck: ") for r in reasons)
 
 
 def test_without_the_recheck_the_racy_tests_stay(runs):
     assert {PRISTINE_RACE, MUTANT_RACE, IN_ORDER} <= _listed(runs[False])
-    fail_to_pass = [json.loads(line)["FAIL_TO_PASS"] for line in (runs[False] / "instances.jsonl").read_text().splitlines()]
-    assert any(IN_ORDER in tests for tests in fail_to_pass)  # in the validation's order it failed
+    assert any(IN_ORDER in tests for tests in _fail_to_pass(runs[False]))  # in the validation's order it failed
     assert json.loads((runs[False] / "summary.json").read_text())["recheck"] == {}
 
 

@@ -9,7 +9,9 @@ will run it, so that no bundle ships a label only a lucky run gave.
    flaky, or failed only in the validation's order (covering tests first, or without the
    tests before it: pathspec 0.12.1's symlink tests read a class attribute the test before
    them sets, and failed when run first): it leaves every task, with the other
-   parametrizations of the same test.
+   parametrizations of the same test. A PASS_TO_PASS test that fails there passed only in
+   the validation's order: it is FAIL_TO_PASS in the verifier's run, and becomes one
+   (``relabelled``; the pristine run above passed it).
 
 A task left without FAIL_TO_PASS or PASS_TO_PASS is rejected (``confirm_rejected``, with the
 reason). Two pristine whole-suite runs miss a test that fails one run in five; this stage
@@ -59,11 +61,15 @@ def recheck_stage(ctx, work, measured, mutants, confirmed: Confirmed, runners) -
             flaky.update(t for t in verdict.fail_to_pass if run.outcomes.get(t) == PASSED)
     families = {family(t) for t in flaky}
     dropped = unreliable | {t for t in baseline.stable if family(t) in families}
-    accepted, rejected = {}, dict(confirmed.rejected)
+    accepted, rejected, relabelled = {}, dict(confirmed.rejected), 0
     for mid, verdict in confirmed.accepted.items():
         run = runs[f"recheck-{mid}"]
         f2p = tuple(t for t in verdict.fail_to_pass if t not in dropped)
         p2p = tuple(t for t in verdict.pass_to_pass if t not in dropped)
+        if run.status == "ok":  # what fails in the verifier's order is FAIL_TO_PASS there
+            failing = {t for t in p2p if run.outcomes.get(t) != PASSED}
+            relabelled += len(failing)
+            f2p, p2p = tuple(sorted({*f2p, *failing})), tuple(t for t in p2p if t not in failing)
         if pristine.status != "ok":
             rejected[mid] = ("confirm_rejected", f"recheck: the pristine run ended {pristine.status}")
         elif run.status != "ok":
@@ -75,7 +81,8 @@ def recheck_stage(ctx, work, measured, mutants, confirmed: Confirmed, runners) -
             accepted[mid] = evolve(verdict, fail_to_pass=f2p, pass_to_pass=p2p)
     spent = [runs[j.job_id] for j in jobs]
     recheck = {"unreliable": sorted(unreliable), "flaky_fail_to_pass": sorted(flaky),
-               "dropped": len(dropped), "rejected": len(confirmed.accepted) - len(accepted),
+               "dropped": len(dropped), "relabelled": relabelled,
+               "rejected": len(confirmed.accepted) - len(accepted),
                "seconds": sum(r.seconds for r in spent), "cpu_seconds": sum(r.cpu_seconds for r in spent)}
     journal.event("recheck", "done", detail={k: v for k, v in recheck.items() if "seconds" not in k})
     return evolve(confirmed, accepted=accepted, rejected=rejected, recheck=recheck)
