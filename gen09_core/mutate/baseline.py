@@ -240,6 +240,9 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
     elif not baseline.stable and not baseline.failing and not baseline.flaky and not _test_files(pristine):
         fix = ("use a source that ships its tests: this one has no test_*.py or *_test.py file "
                "(a package's sdist often leaves them out; its repository keeps them)")
+    elif not baseline.stable and not baseline.failing and not baseline.flaky and problem.strip():
+        fix = (f"{setup} make the test files importable: install what they import "
+               f"(profiles.{profile}.install) or set profiles.{profile}.pythonpath (see the first error)")
     elif not baseline.stable and not baseline.failing and not baseline.flaky:
         fix = f"{setup} point profiles.{profile}.test_paths at the tests (no test was collected)"
     else:
