@@ -21,6 +21,7 @@ from pathlib import Path
 from attrs import evolve, field, frozen
 
 from gen09_core.errors import EnvironmentFailure, Gen09Error
+from gen09_core.testrun.detect import has_test_files
 from gen09_core.testrun.jobs import IMPORT_CONTEXT, TestJob, TestRun
 from gen09_core.testrun.outcomes import PASSED as PASSING
 
@@ -216,11 +217,6 @@ def baseline_stage(ctx, work, runner) -> Measured:
                     round(STALL_FLOOR + TIMEOUT_FACTOR * stall, 1) if stall is not None else None)
 
 
-def _test_files(pristine: Path) -> bool:
-    """Whether any file under ``pristine`` is named as pytest finds tests by default."""
-    return any(True for pattern in ("test_*.py", "*_test.py") for _ in pristine.rglob(pattern))
-
-
 def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: str) -> str:
     """One message: what happened, the first error, what was detected, what fixes it."""
     counts = f"{len(baseline.failing)} failing or skipped, {len(baseline.flaky)} flaky"
@@ -237,7 +233,7 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
                    f"[\"python -m pip install . <package>\"]")
     elif "fixture" in problem and "not found" in problem:
         fix = f"{setup} install the pytest plugin that provides it (profiles.{profile}.install)"
-    elif not baseline.stable and not baseline.failing and not baseline.flaky and not _test_files(pristine):
+    elif not baseline.stable and not baseline.failing and not baseline.flaky and not has_test_files(pristine):
         fix = ("use a source that ships its tests: this one has no test_*.py or *_test.py file "
                "(a package's sdist often leaves them out; its repository keeps them)")
     elif not baseline.stable and not baseline.failing and not baseline.flaky and problem.strip():

@@ -167,9 +167,12 @@ def _test_module(repo: Path, pyproject: dict, setup_cfg) -> tuple[str, ...]:
     named = [name for name in ("tests.py", "test.py") if (repo / name).is_file()]
     if not named or "python_files" in pytest_ini(repo, pyproject, setup_cfg)[0]:
         return ()
-    if any(True for pattern in ("test_*.py", "*_test.py") for _ in repo.rglob(pattern)):
-        return ()
-    return (named[0],)
+    return () if has_test_files(repo) else (named[0],)
+
+
+def has_test_files(repo: Path) -> bool:
+    """Whether any file under ``repo`` is named as pytest finds tests by default."""
+    return any(True for pattern in ("test_*.py", "*_test.py") for _ in Path(repo).rglob(pattern))
 
 
 # -- reading files ----------------------------------------------------------------------
