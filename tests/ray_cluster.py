@@ -40,6 +40,21 @@ def _start_up_priority() -> None:
         os.nice(-10)
 
 
+def session_members(sid: int) -> list[int]:
+    """The live (not zombie) processes of session ``sid``, read from ``/proc``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] not in "ZX" and int(fields[3]) == sid:  # state, ppid, pgrp, session
+            found.append(int(entry.name))
+    return found
+
+
 class NodeExited(RuntimeError):
     """A ``ray start`` process ended while the cluster waited for its node."""
 
@@ -60,9 +75,17 @@ class Node:
             os.setpriority(os.PRIO_PGRP, self.proc.pid, 0)
 
     def kill(self) -> None:
-        """SIGKILL the node's whole process group."""
+        """SIGKILL every process of the node's session, as a machine that dies takes them all.
+        Ray puts each of its worker processes in a process group of its own: killing the
+        node's group alone left the workers alive, and one whose test process was then killed
+        reported that process's exit -9 as its job's result (seen once in CI)."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            os.killpg(self.proc.pid, signal.SIGKILL)  # the raylet first: no worker starts after
+        while members := session_members(self.proc.pid):
+            for pid in members:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.05)
         self.proc.wait()
         self.log.close()
 
