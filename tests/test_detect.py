@@ -86,6 +86,30 @@ def test_dependency_groups_requirements_files_and_tox(tmp_path):
     assert any("{[base]deps}" in note for note in recipe.notes)
 
 
+def test_tox_environment_substitutions_take_their_default(tmp_path):
+    # natsort 8.4.0: `extras = {env:WITH_EXTRAS:}` was installed as the extra "{env:WITH_EXTRAS:}"
+    # and pip failed; a substitution's default is used, never the caller's environment
+    repo = _repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='nat')\n", "nat.py": "",
+        "tox.ini": """
+            [testenv]
+            extras =
+                {env:WITH_EXTRAS:}
+                {env:MORE:fast}
+                {posargs}
+            deps =
+                {env:PYTEST_REQ:pytest>=7}
+                {env:NO_DEFAULT}
+                hypothesis
+            """,
+    })
+    recipe = detect(repo)
+    assert recipe.extras == ("fast",)
+    assert recipe.requirements == ("pytest>=7", "hypothesis")
+    assert any("{posargs}" in note for note in recipe.notes)
+    assert any("{env:NO_DEFAULT}" in note for note in recipe.notes)
+
+
 def test_dev_requirements_are_the_fallback(tmp_path):
     repo = _repo(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='old', package_dir={'': 'lib'})\n",
                             "lib/old/__init__.py": "", "dev-requirements.txt": "pytest\nnose2\n"})

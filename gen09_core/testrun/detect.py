@@ -360,6 +360,14 @@ def requirement_file(repo: Path, path: Path, seen=()) -> tuple[list[str], list[s
     return extras, reqs
 
 
+def _tox_expand(text: str, repo: Path) -> str:
+    """``text`` with tox's substitutions that need no tox expanded: the project folder, and
+    ``{env:NAME:default}`` as its default (natsort 8.4.0's ``extras = {env:WITH_EXTRAS:}``):
+    what gen09 installs never depends on the caller's environment variables."""
+    text = text.replace("{toxinidir}", str(repo)).replace("{tox_root}", str(repo))
+    return re.sub(r"\{env:[^:{}]+:([^{}]*)\}", r"\1", text)
+
+
 def _tox(repo: Path, found: _Found, installable: bool) -> list[str]:
     path = repo / "tox.ini"
     if not path.is_file():
@@ -368,10 +376,14 @@ def _tox(repo: Path, found: _Found, installable: bool) -> list[str]:
     if not tox.has_section("testenv"):
         return []
     extras = []
-    for extra in re.split(r"[\s,]+", tox.get("testenv", "extras", fallback="")):
-        if extra and not re.match(r"^[\w!,.-]+:", extra) and installable and not found.extras:
-            extras.append(extra)  # only when the project names no test extra of its own
-            found.add(f"extra [{extra}]", "tox.ini [testenv] extras")
+    for extra in re.split(r"[\s,]+", _tox_expand(tox.get("testenv", "extras", fallback=""), repo)):
+        if not extra or re.match(r"^[\w!,.-]+:", extra) or not installable or found.extras:
+            continue  # a conditional line; an extra only when the project names none of its own
+        if not re.fullmatch(r"[A-Za-z0-9][\w.-]*", extra):
+            found.notes.append(f"tox.ini [testenv] extras: not an extra name, ignored: {extra}")
+            continue
+        extras.append(extra)
+        found.add(f"extra [{extra}]", "tox.ini [testenv] extras")
     from packaging.requirements import InvalidRequirement, Requirement
 
     used = False
@@ -379,7 +391,7 @@ def _tox(repo: Path, found: _Found, installable: bool) -> list[str]:
         if re.match(r"^[\w!,.{}-]+:\s", line):
             found.notes.append(f"tox.ini [testenv] deps: conditional line ignored: {line}")
             continue
-        line = line.replace("{toxinidir}", str(repo)).replace("{tox_root}", str(repo))
+        line = _tox_expand(line, repo)
         if "{" in line:
             found.notes.append(f"tox.ini [testenv] deps: substitution not expanded, line ignored: {line}")
             continue
