@@ -122,3 +122,28 @@ def test_the_tests_the_repository_marks_flaky_are_noted(runner_env, tmp_path):
     run = run_job(runner_env, TestJob("j1", str(repo), str(tmp_path / "jobs")))
     assert run.status == "ok" and run.outcomes["tests/test_it.py::TestSlow::test_a"] == "failed"
     assert sorted(run.marked_flaky) == ["tests/test_it.py::TestSlow::test_a", "tests/test_it.py::test_timing"]
+
+
+def test_a_crash_says_whether_gen09s_machinery_or_the_tested_code_caused_it(runner_env, tmp_path):
+    from attrs import evolve
+
+    from gen09_core.testrun.jobs import INFRASTRUCTURE
+
+    repo = repo_with_tests(tmp_path, """
+        import os, signal
+        def test_ok():
+            if os.environ.get("KILL_ME"):
+                os.kill(os.getpid(), signal.SIGKILL)
+        """)
+    jobs = str(tmp_path / "jobs")
+    # a mutant that breaks the conftest import ends pytest with a usage error: the code's doing
+    # (marshmallow 3.21.3 and semver 3.0.2 mutants were reported as infrastructure failures)
+    broken = run_job(runner_env, TestJob("conftest", str(repo), jobs,
+                                         {"tests/conftest.py": "raise ImportError('broken by the mutant')\n"}))
+    assert broken.status == "crash" and not broken.detail.startswith(INFRASTRUCTURE)
+    assert "exit 4 (pytest usage error)" in broken.detail and "broken by the mutant" in broken.detail
+    # a process that could not start, or that something else killed, is the machinery's
+    missing = run_job(evolve(runner_env, python=str(tmp_path / "no-python")), TestJob("start", str(repo), jobs))
+    assert missing.status == "crash" and missing.detail.startswith(f"{INFRASTRUCTURE}: could not start")
+    killed = run_job(evolve(runner_env, env={"KILL_ME": "1"}), TestJob("killed", str(repo), jobs))
+    assert killed.status == "crash" and killed.detail.startswith(f"{INFRASTRUCTURE}: killed from outside")

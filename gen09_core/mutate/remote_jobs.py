@@ -24,7 +24,7 @@ from pathlib import Path
 
 from attrs import evolve, frozen
 
-INFRASTRUCTURE = "infrastructure"
+from gen09_core.testrun.jobs import INFRASTRUCTURE
 
 
 def lost_detail(attempts: int, error: str) -> str:

@@ -31,7 +31,7 @@ import difflib
 from attrs import evolve, field, frozen
 
 from gen09_core.mutate.baseline import Baseline
-from gen09_core.testrun.jobs import TestRun
+from gen09_core.testrun.jobs import INFRASTRUCTURE, TestRun
 from gen09_core.testrun.outcomes import PASSED as PASSING
 
 
@@ -206,7 +206,7 @@ def validate_stage(ctx, work, measured, mutants, runners, records) -> Validated:
         verdicts[run.job_id] = verdict
         saved[run.job_id] = records.save(run.job_id, evolve(record, verdict=verdict))
         journal.event("validate", "progress", run.job_id,
-                      failure_class="infrastructure" if verdict.status == "crash" else None,
+                      failure_class=INFRASTRUCTURE if verdict.detail.startswith(INFRASTRUCTURE) else None,
                       total=len(jobs), completed=done,
                       detail={"status": verdict.status, "tests": len(verdict.ran),
                               "seconds": round(verdict.seconds, 3), "runner": verdict.runner})

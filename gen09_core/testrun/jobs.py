@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
+import signal
 from pathlib import Path
 
 from attrs import field, frozen
@@ -18,6 +19,10 @@ from gen09_core.testrun.process import Finished, clean_env, run_limited
 IMPORT_CONTEXT = "<import>"  # coverage context of lines run outside any test
 PLUGIN = "gen09_pytest"
 RUNNER_FAILURES = {3: "pytest internal error", 4: "pytest usage error"}  # the run measured nothing
+# the detail of a crash gen09's machinery caused (a job that could not start, a worker that died,
+# a process killed from outside, a job the cluster lost) begins with it; any other crash is the
+# tested code's own doing (a mutant whose conftest import fails ends pytest with exit 4)
+INFRASTRUCTURE = "infrastructure"
 
 
 @frozen
@@ -184,7 +189,7 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
     """A job's ``TestRun`` from how its process ended and the record it left; an exit code
     in ``runner_failures`` means the runner measured nothing."""
     if done.status == "error":
-        return TestRun(job.job_id, "crash", detail=done.output)
+        return TestRun(job.job_id, "crash", detail=f"{INFRASTRUCTURE}: {done.output}")
     record = outcomes.read(record_path)
     if done.status == "timeout":  # the tests' time: the phases that ended, and the one killed as it ran
         return TestRun(job.job_id, "timeout", seconds=done.seconds, cpu_seconds=done.cpu_seconds,
@@ -195,7 +200,10 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
     status = "ok" if record.finished and done.returncode not in runner_failures else "crash"
     detail = f"{runner} exit {done.returncode}"
     if status == "crash":
-        detail += f" ({runner_failures.get(done.returncode, 'session not finished')}): {done.output}"
+        said = done.output.strip() or record.first_problem()  # a warm child's output is its worker's
+        detail += f" ({runner_failures.get(done.returncode, 'session not finished')}): {said}"
+        if done.returncode == -signal.SIGKILL:  # not gen09's limits (those are timeouts): from outside
+            detail = f"{INFRASTRUCTURE}: killed from outside; {detail}"
     coverage = read_coverage(cov_file) if job.coverage and cov_file is not None else None
     return TestRun(job.job_id, status, record.outcomes(), failures, done.seconds, coverage, detail,
                    done.cpu_seconds, record.first_problem() or (done.output if not record.tests else ""),

@@ -43,7 +43,7 @@ from pathlib import Path
 from attrs import evolve
 
 from gen09_core.testrun import outcomes
-from gen09_core.testrun.jobs import TestEnv, TestJob, TestRun, judge_record, run_job
+from gen09_core.testrun.jobs import INFRASTRUCTURE, TestEnv, TestJob, TestRun, judge_record, run_job
 from gen09_core.testrun.prefork import ForkServer, Served, ServerDied, Unsuited
 from gen09_core.testrun.process import Finished, tail
 
@@ -212,8 +212,8 @@ class WarmRunner:
                 worker.close()
                 worker._start()  # replaced; the job is retried once
                 if attempt == 2 or worker.reason:
-                    return TestRun(job.job_id, "crash", detail=f"the warm worker died twice: {exc}",
-                                   runner="warm")
+                    return TestRun(job.job_id, "crash", runner="warm",
+                                   detail=f"{INFRASTRUCTURE}: the warm worker died twice: {exc}")
             finally:
                 shutil.rmtree(meta, ignore_errors=True)
         return TestRun(job.job_id, "crash", detail="unreachable", runner="warm")
