@@ -130,7 +130,8 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         _keep_executable(Path(pristine_dir) / rel, target)
-    problems = scan_snapshot(repo, {spec.path: spec.pristine_text}, [pristine_block], f2p_files)
+    problems = scan_snapshot(repo, {spec.path: spec.pristine_text}, [pristine_block], f2p_files,
+                             Path(pristine_dir))
     if problems:
         shutil.rmtree(tmp, ignore_errors=True)
         raise ValueError("; ".join(problems))
