@@ -59,6 +59,7 @@ class Baseline:
     files: dict[str, str] = field(factory=dict)  # test id -> file, where the runner's report names one
     order_dependent: tuple[str, ...] = ()  # passed in the whole suite, not among the stable tests alone
     longest_phase: float | None = None  # seconds of the pristine runs' longest test phase (None: unknown)
+    file_order: tuple[str, ...] = ()  # the test files in the order the first whole-suite run met them
 
 
 def load_baseline(path: Path) -> Baseline:
@@ -83,7 +84,7 @@ def run_baseline(executor, run_fn, pristine: str, scratch: str, timeout_sec: flo
         if not baseline.stable or not (baseline.flaky or baseline.failing) or results[-1].status != "ok":
             break
         job = TestJob(f"baseline-selected-{index}", pristine, scratch, tests=baseline.stable, coverage=False,
-                      timeout_sec=timeout_sec, memory_mb=memory_mb)
+                      timeout_sec=timeout_sec, memory_mb=memory_mb, file_order=baseline.file_order)
         results.extend(executor.run(run_fn, [job]))
         lost = tuple(t for t in baseline.stable if results[-1].outcomes.get(t) != PASSING)
         if results[-1].status != "ok" or not lost:
@@ -140,7 +141,8 @@ def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
                      {"status": second.status, "detail": second.detail}), import_lines,
                     (first.seconds, second.seconds), problems,
                     {n: f for n, f in {**first.files, **second.files}.items() if n in set(names)},
-                    longest_phase=max(first.longest_phase, second.longest_phase) or None)
+                    longest_phase=max(first.longest_phase, second.longest_phase) or None,
+                    file_order=tuple(dict.fromkeys(t.split("::", 1)[0] for t in first.outcomes)))
 
 
 @frozen

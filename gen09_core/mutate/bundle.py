@@ -36,7 +36,7 @@ from gen09_core.hashing import sha256_bytes, sha256_file, sha256_tree, tree_hash
 from gen09_core.mutate.leaks import is_credential, scan_snapshot
 from gen09_core.mutate.mutants import files_with_tests
 from gen09_core.mutate.records import Instance
-from gen09_core.testrun.jobs import TestEnv, install_plugin
+from gen09_core.testrun.jobs import TestEnv, install_plugin, ordered_files
 from gen09_core.testrun.venv import LOCK_NAME, Lock
 
 CONFIG_FILES = ("pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py")
@@ -82,6 +82,7 @@ class BundleSettings:
     agent_timeout_sec: float
     adaptations: tuple[str, ...]
     flavour: object = None  # another ecosystem's bundle parts (gen09_core.mutate.bundle_command)
+    file_order: tuple[str, ...] = ()  # the test files in the order the whole suite met them
 
 
 def hidden_test_files(spec: TaskSpec, files: list[str]) -> list[str]:
@@ -149,7 +150,7 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
     _write(tmp / "tests" / "test.sh", flavour.test_sh() if flavour else test_sh(settings), executable=True)
     (flavour.install_runner if flavour is not None else install_plugin)(tmp / "tests" / "runner")
     _write(tmp / "tests" / "tests.txt", "".join(t + "\n" for t in tests))
-    test_files = sorted({t.split("::", 1)[0] for t in tests})
+    test_files = ordered_files(tests, settings.file_order)  # the order the validation ran them in
     _write(tmp / "tests" / "files.txt", "".join(f + "\n" for f in test_files))
     _write(tmp / "tests" / "expected.json", json.dumps({
         "count": len(tests), "FAIL_TO_PASS": sorted(spec.fail_to_pass),

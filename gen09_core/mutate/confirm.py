@@ -58,7 +58,8 @@ def confirm_stage(ctx, work, measured, mutants, validated, runners, records) -> 
         by_job[f"confirm-{mid}"] = mid
         jobs.append(TestJob(f"confirm-{mid}", str(work.pristine), str(work.scratch),
                             {mutant.path: mutant.text}, baseline.stable, False, measured.timeout,
-                            ctx.config.limits.memory_mb, stall_sec=measured.stall))
+                            ctx.config.limits.memory_mb, stall_sec=measured.stall,
+                            file_order=baseline.file_order))
     journal.event("confirm", "started", total=len(jobs), completed=0)
     for done, run in enumerate(ctx.executor.run(runners.mutant(), jobs), 1):
         mid = by_job[run.job_id]

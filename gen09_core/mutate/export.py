@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from gen09_core.mutate.baseline import FLAKY_RULE
 
@@ -58,6 +58,7 @@ def export_stage(ctx, work, settings, files, baseline, mutants, accepted) -> Exp
     from gen09_core.mutate.records import write_instances
 
     journal, source = ctx.journal, ctx.config.source
+    settings = evolve(settings, file_order=baseline.file_order)
     tasks_dir = ctx.out / "tasks"
     tasks_dir.mkdir(parents=True, exist_ok=True)
     rev = source.revision.split(":")[-1][:8]

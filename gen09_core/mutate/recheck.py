@@ -39,13 +39,14 @@ def recheck_stage(ctx, work, measured, mutants, confirmed: Confirmed, runners) -
     baseline, journal, limits = measured.baseline, ctx.journal, ctx.config.limits
     by_id = {m.mutant_id: m for m in mutants}
     jobs = [TestJob(PRISTINE, str(work.pristine), str(work.scratch), {}, baseline.stable, False,
-                    measured.timeout, limits.memory_mb, stall_sec=measured.stall)]
+                    measured.timeout, limits.memory_mb, stall_sec=measured.stall,
+                    file_order=baseline.file_order)]
     for mid, verdict in confirmed.accepted.items():
         mutant = by_id[mid]
         jobs.append(TestJob(f"recheck-{mid}", str(work.pristine), str(work.scratch),
                             {mutant.path: mutant.text}, verdict.fail_to_pass + verdict.pass_to_pass, False,
-                            measured.timeout,
-                            limits.memory_mb, stall_sec=measured.stall))
+                            measured.timeout, limits.memory_mb, stall_sec=measured.stall,
+                            file_order=baseline.file_order))
     journal.event("recheck", "started", total=len(jobs), completed=0)
     runs = {}
     for done, run in enumerate(ctx.executor.run(runners.mutant(), jobs), 1):

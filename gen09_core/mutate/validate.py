@@ -191,7 +191,7 @@ def validate_stage(ctx, work, measured, mutants, runners, records) -> Validated:
         jobs.append(TestJob(mid, str(work.pristine), str(work.scratch), {mutant.path: mutant.text},
                             baseline.stable if same_run else tests, False, measured.timeout,
                             ctx.config.limits.memory_mb, first=tests if same_run else None,
-                            stall_sec=measured.stall))
+                            stall_sec=measured.stall, file_order=baseline.file_order))
     journal.event("validate", "started", total=len(jobs), completed=0,
                   detail={"selection": options.selection, "decided_without_running": len(verdicts)})
     for done, run in enumerate(ctx.executor.run(runners.mutant(), jobs), 1):

@@ -184,7 +184,7 @@ class WarmVerify:
         except queue.Empty:
             worker = self._new_worker(group, app, tests)
         try:
-            return self._on(worker, app, select, Path(env["GEN09_OUTCOMES"]))
+            return self._on(worker, app, files, select, Path(env["GEN09_OUTCOMES"]))
         finally:
             group.idle.put(worker)
 
@@ -211,14 +211,14 @@ class WarmVerify:
             self.workers.append(worker)
         return worker
 
-    def _on(self, worker: Worker, app: Path, select: list, record: Path) -> dict:
+    def _on(self, worker: Worker, app: Path, files: list, select: list, record: Path) -> dict:
         if worker.reason:
             raise Handback(worker.reason)
         change = differing_file(app, worker.source)
         meta = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch))
         (meta / "tmp").mkdir()
         job = TestJob(meta.name, str(worker.source), str(meta), dict([change]) if change else {},
-                      tuple(select), timeout_sec=self.timeout_sec, memory_mb=0)
+                      tuple(select), timeout_sec=self.timeout_sec, memory_mb=0, file_order=tuple(files))
         try:
             run = worker.run(job, meta)
         except ServerDied as exc:

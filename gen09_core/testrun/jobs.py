@@ -85,6 +85,16 @@ class TestJob:
     memory_mb: int = 4096
     first: tuple[str, ...] | None = None  # run these first; stop after them unless one fails
     stall_sec: float | None = None  # once the tests began: killed when no phase ends in this much CPU time
+    file_order: tuple[str, ...] = ()  # test files in the order the whole suite met them (see ordered_files)
+
+
+def ordered_files(tests, file_order=()) -> list[str]:
+    """The files of the test ids ``tests`` in the order pytest gets them: the order of
+    ``file_order`` (the repository's whole-suite run's, so that a test reading what a test of
+    an earlier file set runs after it as there: semver 3.0.2's docs doctests and ``tests/``),
+    any file not in it after those, by name."""
+    rank = {f: i for i, f in enumerate(file_order)}
+    return sorted({t.split("::", 1)[0] for t in tests}, key=lambda f: (rank.get(f, len(rank)), f))
 
 
 @frozen
@@ -178,7 +188,7 @@ def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path, launch=run
     else:
         extra["GEN09_SELECT"] = _id_file(meta / "select.txt", job.tests)
         # the test files on the command line (an @argsfile needs pytest >= 8.2)
-        cmd += sorted({t.split("::", 1)[0] for t in job.tests})
+        cmd += ordered_files(job.tests, job.file_order)
     done = launch(cmd, folder, env.process_env(folder, **extra), job.timeout_sec, meta / "output.txt",
                   job.memory_mb, progress=record_path, stall_sec=job.stall_sec)
     return judge_record(job, record_path, done, cov_file)

@@ -43,7 +43,15 @@ from pathlib import Path
 from attrs import evolve
 
 from gen09_core.testrun import outcomes
-from gen09_core.testrun.jobs import INFRASTRUCTURE, TestEnv, TestJob, TestRun, judge_record, run_job
+from gen09_core.testrun.jobs import (
+    INFRASTRUCTURE,
+    TestEnv,
+    TestJob,
+    TestRun,
+    judge_record,
+    ordered_files,
+    run_job,
+)
 from gen09_core.testrun.prefork import ForkServer, Served, ServerDied, Unsuited
 from gen09_core.testrun.process import Finished, tail
 
@@ -117,7 +125,7 @@ class Worker(Served):
         """Run ``job`` in a forked child; the reason (a str) when the worker hands it back."""
         ((path, text),) = job.files.items() or [(None, None)]  # no file: the worker's own copy
         record = meta / "outcomes.jsonl"
-        files = sorted({t.split("::", 1)[0] for t in job.tests})
+        files = ordered_files(job.tests, job.file_order)
         request = {"id": job.job_id, "path": path, "text": text, "select": list(job.tests),
                    "first": list(job.first) if job.first is not None else None, "files": files,
                    "outcomes": str(record), "memory_mb": job.memory_mb, "tmpdir": str(meta / "tmp")}
