@@ -165,6 +165,18 @@ def test_a_test_that_ends_or_breaks_the_session_ends_as_in_a_fresh_process(setup
     assert after.runner == "warm" and after.outcomes["tests/test_lib.py::test_add"] == "failed"
 
 
+def test_a_test_that_breaks_the_clocks_leaves_the_record_whole(setup):
+    # a freezegun 1.5.1 mutant left `time.monotonic` calling itself: every record write after
+    # it failed and the session crashed (warm and fresh); the recorder keeps its own clocks
+    repo, env, runner, tmp_path = setup
+    body = ("    import time\n    def broken():\n        return broken()\n"
+            "    time.monotonic = time.process_time = broken\n    return [v * factor for v in values]\n")
+    text = LIB.replace("    return [v * factor for v in values]\n", body)
+    warm, fresh = _warm_and_fresh(runner, env, repo, tmp_path, "clocks", text, IDS)
+    assert warm.runner == "warm" and warm.status == fresh.status == "ok", (warm.detail, fresh.detail)
+    assert set(warm.outcomes) == set(IDS) and warm.outcomes["tests/test_lib.py::test_scale"] == "passed"
+
+
 def test_what_the_swap_cannot_carry_runs_fresh_with_the_reason(setup):
     """Handed back, with the reason, to a child of the fork server (a fresh interpreter's
     view of the files): the same outcomes as a new process."""

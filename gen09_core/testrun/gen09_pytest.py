@@ -56,13 +56,20 @@ def _ids(variable):
         return [line.rstrip("\n") for line in handle if line.strip()]
 
 
+# the clocks as they were at import, where no test can replace them: freezegun swaps the time
+# module's functions, and (when a mutant breaks it, as in freezegun 1.5.1) a swapped
+# `time.monotonic` that recursed made every record write fail and ended the session
+_CLOCKS = (time.monotonic, time.process_time)
+
+
 def _write(record):
     """Append ``record`` with when it was written (``at``: the system's monotonic clock, this
     process's CPU seconds and its pid), so the runner's stall limit counts from the moment
     a phase ended, not from when it next looked at the record."""
     out = _state["out"]
     if out is not None:
-        out.write(json.dumps({**record, "at": [time.monotonic(), time.process_time(), os.getpid()]}) + "\n")
+        monotonic, process_time = _CLOCKS
+        out.write(json.dumps({**record, "at": [monotonic(), process_time(), os.getpid()]}) + "\n")
         out.flush()
 
 
