@@ -89,7 +89,7 @@ def _tasks(out) -> dict:
 def one(name: str, version: str, n: int, seed: int, workers: int) -> dict:
     repo = fetch_sdist(name, version)
     row = {"library": f"{name}=={version}"}
-    tasks = {}
+    tasks, made = {}, {}
     for mode, (selection, runner, confirm) in MODES.items():
         out = CACHE / "runs" / f"bench-validation-{name}-{mode}"
         shutil.rmtree(out, ignore_errors=True)
@@ -114,6 +114,12 @@ def one(name: str, version: str, n: int, seed: int, workers: int) -> dict:
                      "runs_by_runner": summary["runs_by_runner"], "warm_workers": summary["warm_workers"],
                      "seconds_by_runner": _seconds_by_runner(out), "tests_selected": _tests_selected(out)}
         tasks[mode] = _tasks(out)
+        made[mode] = sorted(p.stem for p in (out / "mutants").glob("*.json"))
+    # every mode must have had the same mutants, or its cost per valid task is another run's
+    row["same_mutants"] = all(ids == made["full"] for ids in made.values())
+    if not row["same_mutants"]:
+        print(f"{name}: the modes made different mutants: no ratio is valid", file=sys.stderr)
+        return row
     row["identical_runners"] = tasks["coverage-fresh"] == tasks["coverage-warm"]
     row["differences_between_runners"] = _differences(tasks["coverage-fresh"], tasks["coverage-warm"])
     row["differences_from_full"] = {mode: _differences(tasks["full"], tasks[mode])
@@ -166,10 +172,11 @@ def main() -> int:
     args = parser.parse_args()
     wanted = {w.strip() for w in args.only.split(",") if w.strip()}
     rows = [one(n, v, args.n, args.seed, args.workers) for n, v, _ in LIBRARIES if not wanted or n in wanted]
+    valid = [r for r in rows if r["same_mutants"]]  # the others' ratios would compare different mutants
     report = {"date": date.today().isoformat(), "cpu": cpu_model(), "nproc": os.cpu_count(),
               "python": sys.version.split()[0], "n": args.n, "seed": args.seed, "workers": args.workers,
               "libraries": rows,
-              "pooled": {mode: ratios(rows, mode) for mode in ("coverage-warm", "inferred-warm")}}
+              "pooled": {mode: ratios(valid, mode) for mode in ("coverage-warm", "inferred-warm")}}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "mutate_validation.json").write_text(json.dumps(report, indent=2) + "\n")
     print("| library | mode | mutants | valid tasks | runner s / task | runner CPU s / task "
@@ -181,7 +188,7 @@ def main() -> int:
             print(f"| {r['library']} | {mode} | {m['mutants']} | {m['accepted']} | "
                   f"{m['runner_s_per_task']} | {m['runner_cpu_s_per_task']} | {m['floor_s_per_task']} |")
     print()
-    for r in rows:
+    for r in valid:
         for mode in ("coverage-warm", "inferred-warm"):
             ratio = r.get(f"full_over_{mode}") or {}
             print(f"{r['library']}: whole suite / {mode} = {ratio.get('wall')}x wall, "
@@ -205,7 +212,7 @@ def main() -> int:
             print(f"all libraries pooled: whole suite / {mode} = {ratio['wall']}x wall, {ratio['cpu']}x CPU "
                   f"per valid task; {mode} / floor = {ratio['over_floor']}x")
     print(f"{report['date']}, {report['cpu']}, {report['nproc']} CPUs, Python {report['python']}")
-    return 0 if all(r["identical_runners"] for r in rows) else 1
+    return 0 if all(r["same_mutants"] and r["identical_runners"] for r in rows) else 1
 
 
 if __name__ == "__main__":
