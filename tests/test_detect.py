@@ -182,3 +182,40 @@ def test_a_root_tests_module_is_named_when_pytest_would_find_no_test_file(tmp_pa
     assert recipe.test_paths == ("tests.py",) and "run the tests in tests.py" in recipe.summary()
     assert detect(_repo(tmp_path / "b", {**files, "sub/test_more.py": ""})).test_paths == ()
     assert detect(_repo(tmp_path / "c", {**files, "pytest.ini": "[pytest]\npython_files = *.py\n"})).test_paths == ()
+
+
+def test_nested_test_modules_are_named_too(tmp_path):
+    # decorator 5.1.1's sdist: its unittest tests in src/tests/test.py (a package with the doctest
+    # module they import relatively), none that pytest finds itself
+    recipe = detect(_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='d', package_dir={'': 'src'})\n",
+        "src/d.py": "", "src/tests/__init__.py": "", "src/tests/test.py": "import unittest\n",
+        "src/tests/documentation.py": "", "app/tests.py": "", ".tox/py/tests.py": "",
+    }))
+    assert recipe.test_paths == ("app/tests.py", "src/tests/test.py")
+    assert "run the tests in app/tests.py, src/tests/test.py" in recipe.summary()
+
+
+def test_a_conftest_with_a_hook_argument_pytest_9_removed_pins_pytest(tmp_path):
+    # wrapt 1.16.0: `def pytest_pycollect_makemodule(path, parent)` in tests/conftest.py; pytest 9
+    # refuses to register the conftest, so every test of the suite failed to collect
+    repo = _repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='w')\n", "w.py": "",
+        "tests/conftest.py": "def pytest_pycollect_makemodule(path, parent):\n    return None\n",
+        ".venv/lib/site-packages/x/conftest.py": "def pytest_collect_file(path, parent):\n    pass\n",
+    })
+    recipe = detect(repo)
+    assert recipe.requirements == ("pytest<9",)
+    assert ("pytest<9", "tests/conftest.py: pytest_pycollect_makemodule(path), an argument pytest 9 removed") \
+        in recipe.provenance
+
+
+def test_a_conftest_with_todays_hook_arguments_pins_nothing(tmp_path):
+    repo = _repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='w')\n", "w.py": "",
+        "tests/conftest.py": "def pytest_collect_file(file_path, parent):\n    return None\n"
+                             "def pytest_report_header(config, start_path):\n    return 'x'\n",
+        "other/conftest.py": "def helper(path):\n    pass\n",
+        ".venv/lib/site-packages/x/conftest.py": "def pytest_collect_file(path, parent):\n    pass\n",
+    })
+    assert detect(repo).requirements == ()

@@ -115,6 +115,10 @@ def test_warm_children_see_the_mutation_and_agree_with_fresh_processes(setup):
         assert warm.runner == "warm" and fresh.runner == "fresh"
         assert warm.outcomes == fresh.outcomes, name
         assert warm.outcomes[f"tests/test_lib.py::test_{name}"] == "failed"
+        assert warm.detail == fresh.detail == "pytest exit 1", (warm.detail, fresh.detail)  # tests failed
+    same = runner(_job(repo, tmp_path, "same", LIB.replace("return a + b", "return b + a"),
+                       tests=("tests/test_lib.py::test_add",)))
+    assert same.runner == "warm" and same.detail == "pytest exit 0", same.detail
     assert (repo / "lib.py").read_text() == LIB  # nothing was written to the source
 
 

@@ -138,6 +138,7 @@ def detect(repo: Path) -> PythonRecipe:
         if found.extras or found.requirements:
             break
     tox_extras = _tox(repo, found, installable)
+    _legacy_hooks(repo, found)
     pythonpath, where = _pythonpath(repo, pyproject, setup_cfg, setup_py, name)
     found.add(f"import from {', '.join(pythonpath)}", where)
     addopts, dropped, packages, required, ini = _pytest_options(repo, pyproject, setup_cfg)
@@ -147,7 +148,7 @@ def detect(repo: Path) -> PythonRecipe:
         found.add(f"install {', '.join(packages)} for addopts", ini)
     test_paths = _test_module(repo, pyproject, setup_cfg)
     if test_paths:
-        found.add(f"run the tests in {test_paths[0]}",
+        found.add(f"run the tests in {', '.join(test_paths)}",
                   "no test_*.py or *_test.py file: pytest runs a module it is given")
     env = _scm_env(repo, pyproject)
     if env:
@@ -159,15 +160,49 @@ def detect(repo: Path) -> PythonRecipe:
                         test_paths)
 
 
+# hook arguments of the py.path era that pytest 9 removed (deprecated since 7.0): a conftest
+# implementing a hook with one of them cannot even be registered by pytest 9
+LEGACY_HOOK_ARGS = {"pytest_ignore_collect": "path", "pytest_collect_file": "path",
+                    "pytest_pycollect_makemodule": "path", "pytest_report_header": "startdir",
+                    "pytest_report_collectionfinish": "startdir"}
+
+
+def _legacy_hooks(repo: Path, found: _Found) -> None:
+    """Pin ``pytest<9`` when a ``conftest.py`` implements a hook with an argument pytest 9
+    removed (wrapt 1.16.0's ``pytest_pycollect_makemodule(path, parent)``): the suite was
+    written for a pytest that still passed it."""
+    for rel in sorted(_own_files(repo, "conftest.py")):
+        try:
+            tree = ast.parse((repo / rel).read_bytes())
+        except (SyntaxError, ValueError):
+            continue  # pytest reports it when it loads the file
+        for node in tree.body:
+            legacy = LEGACY_HOOK_ARGS.get(getattr(node, "name", ""))
+            if isinstance(node, ast.FunctionDef) and legacy in {a.arg for a in node.args.args}:
+                found.requirements.append("pytest<9")
+                found.add("pytest<9", f"{rel.as_posix()}: {node.name}({legacy}), "
+                                      "an argument pytest 9 removed")
+                return
+
+
 def _test_module(repo: Path, pyproject: dict, setup_cfg) -> tuple[str, ...]:
-    """``("tests.py",)`` (or ``test.py``) for a repository that keeps its tests in that one
-    module at its root (jsonpointer's sdist): pytest only finds ``test_*.py`` and
-    ``*_test.py`` files itself, but runs a module it is named. Empty when the repository sets
-    ``python_files`` or has a file pytest would find."""
-    named = [name for name in ("tests.py", "test.py") if (repo / name).is_file()]
-    if not named or "python_files" in pytest_ini(repo, pyproject, setup_cfg)[0]:
+    """The modules named ``tests.py`` or ``test.py`` (anywhere: jsonpointer's sdist keeps them at
+    its root, decorator 5.1.1's in ``src/tests/test.py``) of a repository with no file pytest
+    would find itself: pytest only finds ``test_*.py`` and ``*_test.py`` files, but runs a
+    module it is named. Empty when the repository sets ``python_files`` or has such a file."""
+    if "python_files" in pytest_ini(repo, pyproject, setup_cfg)[0] or has_test_files(repo):
         return ()
-    return () if has_test_files(repo) else (named[0],)
+    return tuple(sorted(rel.as_posix() for name in ("tests.py", "test.py") for rel in _own_files(repo, name)))
+
+
+def _own_files(repo: Path, name: str):
+    """The repository's files called ``name`` (relative paths), outside hidden folders and
+    installed packages."""
+    for path in Path(repo).rglob(name):
+        rel = path.relative_to(repo)
+        if path.is_file() and not any(part.startswith(".") or part in ("site-packages", "node_modules")
+                                      for part in rel.parts):
+            yield rel
 
 
 def has_test_files(repo: Path) -> bool:

@@ -157,6 +157,7 @@ def _child(session, keyed, job, plan, filename, collected):
         recorder._state.update(first=first, left=sum(i.nodeid in first for i in items), dirty=False)
         recorder._write({"kind": "collected", "items": len(items)})  # the tests begin: stall limit on
         session.shouldstop = session.shouldfail = False
+        failed_before = session.testsfailed
         try:
             for index, item in enumerate(items):
                 nextitem = items[index + 1] if index + 1 < len(items) else None
@@ -166,6 +167,8 @@ def _child(session, keyed, job, plan, filename, collected):
         except (KeyboardInterrupt, pytest.exit.Exception) as stop:  # pytest ends the session there
             asked = getattr(stop, "returncode", None)
             code = 2 if asked is None else int(asked)  # 2: pytest's INTERRUPTED
+        if code == 0 and session.testsfailed > failed_before:
+            code = 1  # pytest's TESTS_FAILED, as a fresh run ends
         recorder._write({"kind": "finish", "exitstatus": code})
         recorder._state["out"].close()
     except BaseException:  # a crash in the child is the job's outcome, never the worker's
