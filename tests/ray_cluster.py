@@ -15,6 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from gen09_core.testrun.process import in_sessions
+
 RAY = str(Path(sys.executable).with_name("ray"))
 HOST = "127.0.0.1"
 
@@ -38,21 +40,6 @@ def _start_up_priority() -> None:
     higher priority, and :meth:`Node.settle` lowers it again once the node is up."""
     if os.geteuid() == 0:
         os.nice(-10)
-
-
-def session_members(sid: int) -> list[int]:
-    """The live (not zombie) processes of session ``sid``, read from ``/proc``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[0] not in "ZX" and int(fields[3]) == sid:  # state, ppid, pgrp, session
-            found.append(int(entry.name))
-    return found
 
 
 class NodeExited(RuntimeError):
@@ -81,7 +68,7 @@ class Node:
         reported that process's exit -9 as its job's result (seen once in CI)."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)  # the raylet first: no worker starts after
-        while members := session_members(self.proc.pid):
+        while members := in_sessions({self.proc.pid}):
             for pid in members:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)

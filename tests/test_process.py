@@ -73,3 +73,62 @@ def test_a_timeout_ends_the_whole_group(tmp_path):
         time.sleep(0.05)
     assert not _alive(child)
     assert os.path.exists(tmp_path / "out")
+
+
+SERVED_DRIVER = textwrap.dedent("""
+    import sys, threading
+    from pathlib import Path
+    from gen09_core.testrun.jobs import TestEnv, TestJob, install_plugin, run_job
+    from gen09_core.testrun.prefork import ForkServer
+    from gen09_core.testrun.process import children_end_with_us
+    from gen09_core.testrun.warm import WarmRunner
+
+    root = Path(sys.argv[1])
+    repo = root / "repo"
+    env = TestEnv(sys.executable, str(install_plugin(root / "plugins", warm=True)))
+    mutant = {"lib.py": "def add(a, b):\\n    return b + a\\n"}
+
+    @children_end_with_us()
+    def main():
+        server, warm = ForkServer(env, root / "server"), WarmRunner(env, repo, root / "warm")
+        forked = TestJob("forked", str(repo), str(root / "jobs"), mutant, ("tests/test_hang.py::test_hang",))
+        served = TestJob("served", str(repo), str(root / "jobs"), mutant, ("tests/test_hang.py::test_hang",))
+        threads = [threading.Thread(target=run_job, args=(env, forked), kwargs={"launch": server.launch}),
+                   threading.Thread(target=warm, args=(served,))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    main()
+""")
+
+
+def test_a_signal_to_gen09_ends_the_children_of_its_fork_servers_and_warm_workers(tmp_path):
+    # pyparsing 3.1.4 by hand: SIGTERM to `gen09 mutate` killed the fork server's group, and its
+    # forked pytest (in a process group of its own) ran on, an orphan
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "lib.py").write_text("def add(a, b):\n    return a + b\n")
+    (repo / "tests" / "test_hang.py").write_text(textwrap.dedent(f"""
+        import os, time
+        import lib
+
+        def test_hang():
+            lib.add(1, 2)
+            open(os.path.join({str(tmp_path)!r}, f"pid-{{os.getpid()}}"), "w").close()
+            time.sleep(300)
+    """))
+    driver = subprocess.Popen([sys.executable, "-c", SERVED_DRIVER, str(tmp_path)])
+    deadline = time.monotonic() + 120
+    while len(list(tmp_path.glob("pid-*"))) < 2:
+        assert time.monotonic() < deadline and driver.poll() is None, "the test processes never started"
+        time.sleep(0.05)
+    pids = [int(p.name.split("-")[1]) for p in tmp_path.glob("pid-*")]
+    assert all(_alive(p) for p in pids) and os.getpgid(pids[0]) == pids[0]  # a group of its own
+    driver.send_signal(signal.SIGTERM)
+    assert driver.wait(timeout=60) == -signal.SIGTERM
+    deadline = time.monotonic() + 30
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in pids if _alive(p)]

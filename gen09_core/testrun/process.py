@@ -182,11 +182,30 @@ def ended(pid: int) -> None:
     _live.discard(pid)
 
 
+def in_sessions(sessions) -> list[int]:
+    """The live (not zombie) processes of the ``sessions`` (session ids), read from Linux's
+    ``/proc``; none where there is no ``/proc``. Every process group gen09 starts leads a
+    session of its own, whose id is its pid."""
+    found = []
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()  # state, ppid, pgrp, session
+        except (OSError, IndexError):
+            continue
+        if fields[0] not in "ZX" and int(fields[3]) in sessions:
+            found.append(int(entry.name))
+    return found
+
+
 @contextlib.contextmanager
 def children_end_with_us():
     """While the block runs, SIGTERM, SIGINT or SIGHUP to gen09 first kills every process
     group it started (test runs live in sessions of their own, so they would not get the
-    signal and would keep running), then takes the signal's default action. Outside the
+    signal and would keep running) and every other process of their sessions (the forked
+    children of warm workers and fork servers, which make groups of their own), then takes
+    the signal's default action. Outside the
     main thread it does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -197,6 +216,9 @@ def children_end_with_us():
             for pid in list(_live):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(pid, signal.SIGKILL)
+            for pid in in_sessions(_live):  # a warm worker's or fork server's child has a group of its own
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
