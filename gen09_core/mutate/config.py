@@ -31,7 +31,8 @@ from gen09_core.errors import BadInput
 from gen09_core.hashing import tree_hash
 
 PIPELINE = "repo_mutate"
-SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv", ".mypy_cache",
+VCS_NAMES = {".git", ".hg", ".svn"}  # never source, whether a folder or a file (a submodule's gitdir link)
+SKIP_DIRS = {*VCS_NAMES, "__pycache__", ".tox", ".nox", ".venv", "venv", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", "build", "dist", ".eggs", "node_modules"}
 
 
@@ -246,14 +247,16 @@ def resolve_revision(repo: Path) -> str:
 
 
 def source_files(repo: Path):
-    """Every file of the repository outside VCS/cache/build folders, sorted, as relative paths."""
+    """Every file of the repository outside VCS/cache/build folders, sorted, as relative paths;
+    no VCS file either (tomlkit 0.13.2's sdist ships a submodule's ``.git`` file, which the
+    leak scan refused in every bundle)."""
     repo = Path(repo)
     out = []
     stack = [repo]
     while stack:
         folder = stack.pop()
         for entry in sorted(folder.iterdir()):
-            if entry.is_symlink():
+            if entry.is_symlink() or entry.name in VCS_NAMES:  # a folder, or a submodule's `.git` file
                 continue
             if entry.is_dir():
                 if entry.name not in SKIP_DIRS and not entry.name.endswith(".egg-info"):

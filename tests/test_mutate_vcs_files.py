@@ -1,0 +1,30 @@
+"""A repository that holds a VCS *file* (a git submodule's ``.git`` link, as tomlkit 0.13.2's
+sdist ships in ``tests/toml-test/``) is read without it: no learner snapshot carries it, so
+the leak scan does not refuse every bundle."""
+
+import json
+import shutil
+
+from gen09_core.mutate.config import source_files
+from tests.helpers import MUTATE_FIXTURE, run_gen09
+
+
+def test_a_submodule_git_file_is_not_source(tmp_path):
+    repo = tmp_path / "shop"
+    shutil.copytree(MUTATE_FIXTURE, repo)
+    (repo / "tests" / "data").mkdir()
+    (repo / "tests" / "data" / ".git").write_text("gitdir: ../../.git/modules/tests/data\n")
+    (repo / "tests" / "data" / "case.txt").write_text("kept\n")
+    files = source_files(repo)
+    assert "tests/data/case.txt" in files and not [f for f in files if f.endswith(".git")]
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"source": {"repo": str(repo)}, "seeds": {"mutate": 3},
+                                  "limits": {"max_mutants": 6, "runner": "fresh"}}))
+    out = tmp_path / "run"
+    done = run_gen09("mutate", "--config", config, "--out", out, "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["outcomes"]["export_failed"] == 0 and summary["outcomes"]["exported"] > 0, summary["outcomes"]
+    for bundle in (out / "tasks").iterdir():
+        assert (bundle / "environment" / "repo" / "tests" / "data" / "case.txt").exists()
+        assert not (bundle / "environment" / "repo" / "tests" / "data" / ".git").exists()
