@@ -63,6 +63,23 @@ def test_a_signal_to_gen09_ends_the_test_processes_it_started(tmp_path, signum):
     assert not [p for p in pids if _alive(p)]
 
 
+def test_a_sigkill_to_gen09_ends_the_test_processes_it_started(tmp_path):
+    # a SIGKILL cannot be caught: the test process dies with the thread that started it
+    for i in range(2):
+        (tmp_path / str(i)).mkdir()
+    driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(tmp_path)])
+    pid_files = [tmp_path / str(i) / "pids" for i in range(2)]
+    _wait_for(pid_files)
+    shells = [int(f.read_text().split()[0]) for f in pid_files]  # what each shell started is its own
+    assert all(_alive(p) for p in shells)
+    driver.kill()
+    assert driver.wait(timeout=60) == -signal.SIGKILL
+    deadline = time.monotonic() + 30
+    while any(_alive(p) for p in shells) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in shells if _alive(p)]
+
+
 def test_a_timeout_ends_the_whole_group(tmp_path):
     cmd = ["sh", "-c", "sleep 300 & echo $! > child; wait"]
     done = run_limited(cmd, tmp_path, clean_env(), 1.0, tmp_path / "out")
@@ -104,7 +121,8 @@ SERVED_DRIVER = textwrap.dedent("""
 """)
 
 
-def test_a_signal_to_gen09_ends_the_children_of_its_fork_servers_and_warm_workers(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_a_signal_to_gen09_ends_the_children_of_its_fork_servers_and_warm_workers(tmp_path, signum):
     # pyparsing 3.1.4 by hand: SIGTERM to `gen09 mutate` killed the fork server's group, and its
     # forked pytest (in a process group of its own) ran on, an orphan
     repo = tmp_path / "repo"
@@ -126,9 +144,11 @@ def test_a_signal_to_gen09_ends_the_children_of_its_fork_servers_and_warm_worker
         time.sleep(0.05)
     pids = [int(p.name.split("-")[1]) for p in tmp_path.glob("pid-*")]
     assert all(_alive(p) for p in pids) and os.getpgid(pids[0]) == pids[0]  # a group of its own
-    driver.send_signal(signal.SIGTERM)
-    assert driver.wait(timeout=60) == -signal.SIGTERM
+    helpers = [int(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[1]) for p in pids]
+    assert driver.pid not in helpers  # forked by the fork server and the warm worker
+    driver.send_signal(signum)  # SIGKILL: the helpers see gen09's end of their pipe close
+    assert driver.wait(timeout=60) == -signum
     deadline = time.monotonic() + 30
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+    while any(_alive(p) for p in pids + helpers) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [p for p in pids if _alive(p)]
+    assert not [p for p in pids + helpers if _alive(p)]

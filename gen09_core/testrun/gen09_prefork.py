@@ -29,6 +29,8 @@ import json
 import os
 import resource
 import runpy
+import select
+import signal
 import sys
 
 import _pytest.config
@@ -112,6 +114,29 @@ def _exit(code):
     os._exit(code or 0)
 
 
+def reap(pid, inbound):
+    """``os.wait4(pid, 0)`` of the forked child ``pid``, or None when gen09 is gone first: the
+    pipe it sends jobs on (``inbound``, on which it writes nothing while a child runs) closed,
+    as when gen09 is killed, even by a SIGKILL it cannot catch. The child and its process
+    group are then killed and reaped: no test runs on with nobody left to enforce its limits.
+    Without ``os.pidfd_open`` (Linux before 5.3, other systems) it just waits."""
+    try:
+        child = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return os.wait4(pid, 0)
+    try:
+        ready, _, _ = select.select([child, inbound], [], [])
+    finally:
+        os.close(child)
+    if child in ready:
+        return os.wait4(pid, 0)
+    for target in (-pid, pid):  # its group, and itself should it not have made one yet
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(target, signal.SIGKILL)
+    os.wait4(pid, 0)
+    return None
+
+
 def serve():
     """Answer jobs until the input closes; each job runs in a forked child."""
     inbound = os.fdopen(int(os.environ.pop("GEN09_WARM_IN")), "r", encoding="utf-8")
@@ -134,7 +159,10 @@ def serve():
             _become(job, (inbound, out))  # never returns: the child's SystemExit ends it
         out.write(json.dumps({"kind": "started", "pid": pid}) + "\n")
         out.flush()
-        _, status, usage = os.wait4(pid, 0)
+        reaped = reap(pid, inbound)
+        if reaped is None:
+            return
+        _, status, usage = reaped
         cpu = usage.ru_utime + usage.ru_stime
         out.write(json.dumps({"kind": "done", "status": status, "cpu": cpu}) + "\n")
         out.flush()

@@ -40,7 +40,7 @@ import gen09_swap  # imported with this plugin, before conftest files: it notes 
 import pytest
 
 # gen09's own modules, which a fresh run does not import: a child takes them out of ``sys.modules``
-_OURS = ("gen09_warm", "gen09_swap")
+_OURS = ("gen09_warm", "gen09_swap", "gen09_prefork")
 
 
 def _send(out, message):
@@ -186,6 +186,7 @@ def pytest_runtestloop(session):
     inbound = os.fdopen(int(os.environ.pop("GEN09_WARM_IN")), "r", encoding="utf-8")
     out = os.fdopen(int(os.environ.pop("GEN09_WARM_OUT")), "w", encoding="utf-8")
     collected = frozenset(sys.modules)  # what a fresh run has imported by now, with gen09's _OURS
+    from gen09_prefork import reap  # after ``collected``: no child finds what it imports imported
     if threading.active_count() > 1:
         threads = threading.active_count() - 1
         _send(out, {"kind": "unusable",
@@ -220,7 +221,10 @@ def pytest_runtestloop(session):
         if pid == 0:
             _child(session, keyed, job, plan, filename, collected)
         _send(out, {"job": job["id"], "kind": "started", "pid": pid})
-        _, status, usage = os.wait4(pid, 0)
+        reaped = reap(pid, inbound)
+        if reaped is None:  # gen09 is gone: its child was killed
+            return True
+        _, status, usage = reaped
         _send(out, {"job": job["id"], "kind": "done", "status": status,
                     "cpu": usage.ru_utime + usage.ru_stime})
     return True

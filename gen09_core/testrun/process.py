@@ -10,6 +10,7 @@ steers a repository's tests.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import resource
@@ -26,6 +27,24 @@ _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 _live: set[int] = set()  # process groups gen09 started and has not yet ended
 launching = threading.RLock()  # held from starting a process group to noting it (see children_end_with_us)
 _DROP = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONSAFEPATH")
+
+
+_PR_SET_PDEATHSIG = 1
+_prctl = getattr(ctypes.CDLL(None), "prctl", None) if os.uname().sysname == "Linux" else None
+
+
+def _dies_with(parent: int):
+    """The ``preexec_fn`` that makes a started command die (SIGKILL) when the thread that
+    started it ends — it waits for the command, so: when gen09 dies, even of a SIGKILL it
+    cannot catch — or at once when gen09 died before that was set up; None off Linux."""
+    if _prctl is None:
+        return None
+
+    def preexec() -> None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+    return preexec
 
 
 @frozen
@@ -246,7 +265,8 @@ def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
     try:
         with open(output, "wb") as sink, launching:
             proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
+                                    stdin=subprocess.DEVNULL, start_new_session=True,
+                                    preexec_fn=_dies_with(os.getpid()))
             started(proc.pid)
     except OSError as exc:
         return Finished("error", None, time.perf_counter() - start, 0.0, f"could not start {cmd[0]}: {exc}")
