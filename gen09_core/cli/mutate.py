@@ -77,11 +77,27 @@ def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, s
     finally:
         if progress is not None:
             progress.stop()
+    warning = uncollected_warning(summary["baseline"])
+    if warning:
+        click.echo(f"gen09 mutate: warning: {warning}", err=True)
     if as_json:
         click.echo(json.dumps(summary, indent=2, sort_keys=True))
     else:
         _print_summary(summary, out)
     sys.exit(0 if summary["exported"] else 1)
+
+
+def uncollected_warning(baseline: dict) -> str:
+    """What a user must know when the pristine suite ran only in part (``summary["baseline"]``):
+    the test files pytest could not collect, whose tests never run, so a mutant only they
+    would catch is ``uncovered``; "" when every file was collected."""
+    missed = baseline.get("uncollected") or []
+    if not missed:
+        return ""
+    first = (baseline.get("collection_errors") or [""])[0]
+    return (f"pytest could not collect {len(missed)} test file(s) of the pristine suite ({first}); their "
+            "tests never run, so a mutant only they would catch counts as 'uncovered' (the list: "
+            "baseline.uncollected in summary.json)")
 
 
 def _overrides(data: dict, repo, recipe, max_mutants, seed, recipe_options: dict,

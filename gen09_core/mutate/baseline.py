@@ -60,6 +60,7 @@ class Baseline:
     order_dependent: tuple[str, ...] = ()  # passed in the whole suite, not among the stable tests alone
     longest_phase: float | None = None  # seconds of the pristine runs' longest test phase (None: unknown)
     file_order: tuple[str, ...] = ()  # the test files in the order the first whole-suite run met them
+    uncollected: tuple[str, ...] = ()  # what pytest could not collect in either run (test files, mostly)
 
 
 def load_baseline(path: Path) -> Baseline:
@@ -142,7 +143,8 @@ def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
                     (first.seconds, second.seconds), problems,
                     {n: f for n, f in {**first.files, **second.files}.items() if n in set(names)},
                     longest_phase=max(first.longest_phase, second.longest_phase) or None,
-                    file_order=tuple(dict.fromkeys(t.split("::", 1)[0] for t in first.outcomes)))
+                    file_order=tuple(dict.fromkeys(t.split("::", 1)[0] for t in first.outcomes)),
+                    uncollected=tuple(sorted(set(first.uncollected) | set(second.uncollected))))
 
 
 @frozen

@@ -102,7 +102,7 @@ def summarize(ctx, stages: Stages, recipe: str, version: str, wall: float) -> di
         "environment": environment_summary(ctx, env),
         "baseline": {"stable": len(baseline.stable), "flaky": list(baseline.flaky),
                      "failing": len(baseline.failing), "order_dependent": list(baseline.order_dependent),
-                     "collection_errors": list(baseline.problems)},
+                     "collection_errors": list(baseline.problems), "uncollected": list(baseline.uncollected)},
         "recheck": {k: v for k, v in stages.confirmed.recheck.items() if "seconds" not in k},
         "timeout_sec": stages.measured.timeout, "timeout_source": stages.measured.timeout_source,
         "stall_sec": stages.measured.stall,

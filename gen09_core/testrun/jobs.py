@@ -120,6 +120,7 @@ class TestRun:
     longest_phase: float = 0.0  # the duration of the longest test phase
     files: dict = field(factory=dict)  # test id -> its file, where the runner's report names one
     marked_flaky: tuple[str, ...] = ()  # tests the repository marks ``flaky``
+    uncollected: tuple[str, ...] = ()  # what pytest could not collect (test files, mostly)
 
 
 def install_plugin(folder: Path, warm: bool = False) -> Path:
@@ -218,7 +219,8 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
     return TestRun(job.job_id, status, record.outcomes(), failures, done.seconds, coverage, detail,
                    done.cpu_seconds, record.first_problem() or (done.output if not record.tests else ""),
                    test_seconds=record.duration, files=dict(record.files), longest_phase=record.longest,
-                   marked_flaky=record.marked_flaky)
+                   marked_flaky=record.marked_flaky,
+                   uncollected=tuple(dict.fromkeys(i or "(session)" for i, _ in record.collect_errors)))
 
 
 def read_coverage(path: Path) -> dict:
