@@ -1,5 +1,6 @@
 """Helpers shared by the test modules (fixtures live in ``conftest.py``)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -16,6 +17,16 @@ def run_gen09(*args, cwd=None, stdin=None):
         [sys.executable, "-m", "gen09_core", *map(str, args)],
         capture_output=True, text=True, cwd=cwd, input=stdin, env=os.environ.copy(),
     )
+
+
+def mutate_fixture_copy(tmp_path: Path, repo: Path, max_mutants: int):
+    """Run ``gen09 mutate --json`` (seed 3, fresh runner) on ``repo``, a changed copy of the
+    mutate fixture; returns the run folder and the finished process."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"source": {"repo": str(repo)}, "seeds": {"mutate": 3},
+                                  "limits": {"max_mutants": max_mutants, "runner": "fresh"}}))
+    out = tmp_path / "run"
+    return out, run_gen09("mutate", "--config", config, "--out", out, "--json")
 
 
 def without_runner(per_task: dict) -> dict:

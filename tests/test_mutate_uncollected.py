@@ -5,7 +5,7 @@ from what runs, and says so: the files are listed in ``summary.json`` and the ru
 import json
 import shutil
 
-from tests.helpers import MUTATE_FIXTURE, run_gen09
+from tests.helpers import MUTATE_FIXTURE, mutate_fixture_copy
 
 
 def test_test_files_pytest_cannot_collect_are_listed_and_warned_of(tmp_path):
@@ -13,11 +13,7 @@ def test_test_files_pytest_cannot_collect_are_listed_and_warned_of(tmp_path):
     shutil.copytree(MUTATE_FIXTURE, repo)
     for name in ("check_broken_a.py", "check_broken_b.py"):
         (repo / "tests" / name).write_text("from testing.support import cases\n\n\ndef test_x():\n    pass\n")
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps({"source": {"repo": str(repo)}, "seeds": {"mutate": 3},
-                                  "limits": {"max_mutants": 4, "runner": "fresh"}}))
-    out = tmp_path / "run"
-    done = run_gen09("mutate", "--config", config, "--out", out, "--json")
+    out, done = mutate_fixture_copy(tmp_path, repo, max_mutants=4)
     assert done.returncode == 0, done.stderr
     baseline = json.loads(done.stdout)["baseline"]
     assert baseline["uncollected"] == ["tests/check_broken_a.py", "tests/check_broken_b.py"]

@@ -6,7 +6,7 @@ import json
 import shutil
 
 from gen09_core.mutate.config import source_files
-from tests.helpers import MUTATE_FIXTURE, run_gen09
+from tests.helpers import MUTATE_FIXTURE, mutate_fixture_copy
 
 
 def test_a_submodule_git_file_is_not_source(tmp_path):
@@ -17,11 +17,7 @@ def test_a_submodule_git_file_is_not_source(tmp_path):
     (repo / "tests" / "data" / "case.txt").write_text("kept\n")
     files = source_files(repo)
     assert "tests/data/case.txt" in files and not [f for f in files if f.endswith(".git")]
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps({"source": {"repo": str(repo)}, "seeds": {"mutate": 3},
-                                  "limits": {"max_mutants": 6, "runner": "fresh"}}))
-    out = tmp_path / "run"
-    done = run_gen09("mutate", "--config", config, "--out", out, "--json")
+    out, done = mutate_fixture_copy(tmp_path, repo, max_mutants=6)
     assert done.returncode == 0, done.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["outcomes"]["export_failed"] == 0 and summary["outcomes"]["exported"] > 0, summary["outcomes"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from attrs import evolve, field, frozen
 
 from gen09_core.errors import EnvironmentFailure, Gen09Error
-from gen09_core.testrun.detect import has_test_files
+from gen09_core.testrun.detect import has_test_files, unittest_named_files
 from gen09_core.testrun.jobs import IMPORT_CONTEXT, TestJob, TestRun
 from gen09_core.testrun.outcomes import PASSED as PASSING
 
@@ -237,8 +237,14 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
                    f"[\"python -m pip install . <package>\"]")
     elif "fixture" in problem and "not found" in problem:
         fix = f"{setup} install the pytest plugin that provides it (profiles.{profile}.install)"
+    elif "internal error" in problem:
+        fix = ("make the suite one pytest can run: a module it imported ended the run (a test module "
+               "that calls unittest.main() or sys.exit() when imported cannot run under pytest)")
     elif not baseline.stable and not baseline.failing and not baseline.flaky and not has_test_files(pristine):
-        fix = ("use a source that ships its tests: this one has no test_*.py or *_test.py file "
+        named = unittest_named_files(pristine)
+        fix = (f"{setup} let pytest find {', '.join(named[:3])}{' …' if len(named) > 3 else ''}: "
+               f'profiles.{profile}.pytest_args = ["-o", "python_files=test*.py"]' if named else
+               "use a source that ships its tests: this one has no test_*.py or *_test.py file "
                "(a package's sdist often leaves them out; its repository keeps them)")
     elif not baseline.stable and not baseline.failing and not baseline.flaky and problem.strip():
         fix = (f"{setup} make the test files importable: install what they import "

@@ -33,7 +33,7 @@ from pathlib import Path, PurePosixPath
 from attrs import frozen
 
 from gen09_core.hashing import sha256_bytes, sha256_file, sha256_tree, tree_hash
-from gen09_core.mutate.leaks import is_credential, scan_snapshot
+from gen09_core.mutate.leaks import is_credential, is_trace, scan_snapshot
 from gen09_core.mutate.mutants import files_with_tests
 from gen09_core.mutate.records import Instance
 from gen09_core.testrun.jobs import TestEnv, install_plugin, ordered_files
@@ -117,7 +117,7 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
     # tests inline in the source): restoring it would undo the mutation and every nop would pass
     hidden = [rel for rel in hidden if rel != spec.path]
     f2p_files = [rel for rel in f2p_files if rel != spec.path]
-    skipped_credentials = []
+    skipped_credentials, skipped_traces = [], []
     for rel in files:
         if rel in f2p_files:
             continue
@@ -126,6 +126,9 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
             data = spec.mutant_text.encode("utf-8")
         elif is_credential(rel, data):
             skipped_credentials.append(rel)
+            continue
+        elif is_trace(rel):  # a backup may hold the pristine code (uritemplate 4.1.1 ships a .swp)
+            skipped_traces.append(rel)
             continue
         target = repo / rel
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -158,6 +161,8 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
     adaptations = list(settings.adaptations)
     if skipped_credentials:
         adaptations.append(f"credential-like files left out of the snapshot: {len(skipped_credentials)}")
+    if skipped_traces:
+        adaptations.append(f"backup or compiled files left out of the snapshot: {len(skipped_traces)}")
     digests = {
         "snapshot": sha256_tree(repo),
         "dockerfile": sha256_file(tmp / "environment" / "Dockerfile"),

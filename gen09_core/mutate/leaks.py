@@ -20,6 +20,11 @@ TRACE_SUFFIXES = (".pyc", ".pyo", ".orig", ".rej", ".bak", ".swp", ".swo", "~")
 TRACE_DIRS = {".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 
 
+def is_trace(rel: str) -> bool:
+    """True for a backup, swap or compiled file (``x.py.orig``, ``.x.py.swp``, ``x.pyc``)."""
+    return rel.endswith(TRACE_SUFFIXES)
+
+
 def is_credential(rel: str, data: bytes) -> bool:
     """True when a file looks like a credential by its name or its content."""
     if CREDENTIAL_NAMES.match(PurePosixPath(rel).name):
@@ -60,7 +65,7 @@ def scan_snapshot(root: Path, pristine: dict[str, str], blocks: list[str], hidde
             continue
         if not path.is_file():
             continue
-        if rel.endswith(TRACE_SUFFIXES):
+        if is_trace(rel):
             problems.append(f"{rel}: backup or compiled file")
         if rel in hidden:
             problems.append(f"{rel}: hidden test file")

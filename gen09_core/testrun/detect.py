@@ -210,6 +210,12 @@ def has_test_files(repo: Path) -> bool:
     return any(True for pattern in ("test_*.py", "*_test.py") for _ in Path(repo).rglob(pattern))
 
 
+def unittest_named_files(repo: Path) -> list[str]:
+    """The repository's ``test*.py`` files (unittest's default pattern) that pytest's default
+    ``test_*.py`` misses: ply 3.11 keeps its tests in ``test/testlex.py`` and ``testyacc.py``."""
+    return sorted(rel.as_posix() for rel in _own_files(repo, "test*.py") if not rel.name.startswith("test_"))
+
+
 # -- reading files ----------------------------------------------------------------------
 
 
