@@ -219,3 +219,20 @@ def test_a_conftest_with_todays_hook_arguments_pins_nothing(tmp_path):
         ".venv/lib/site-packages/x/conftest.py": "def pytest_collect_file(path, parent):\n    pass\n",
     })
     assert detect(repo).requirements == ()
+
+
+def test_an_ini_key_only_a_plugin_reads_installs_that_plugin(tmp_path):
+    # async-timeout 4.0.3: asyncio_mode in setup.cfg, no test requirement anywhere
+    repo = _repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='async-timeout')\n",
+        "setup.cfg": """
+            [tool:pytest]
+            addopts = --cov=async_timeout --timeout=10
+            asyncio_mode = strict
+            timeout_method = thread
+            """,
+    })
+    recipe = detect(repo)
+    assert recipe.plugin_packages == ("pytest-asyncio", "pytest-timeout")
+    assert ("install pytest-asyncio, pytest-timeout for its pytest options", "setup.cfg [tool:pytest]") \
+        in recipe.provenance

@@ -23,7 +23,26 @@ def test_test_files_pytest_cannot_collect_are_listed_and_warned_of(tmp_path):
     assert "No module named 'testing'" in warning[0]
 
 
-def test_a_fully_collected_suite_warns_of_nothing(tmp_path):
-    from gen09_core.cli.mutate import uncollected_warning
+def test_a_pristine_suite_that_mostly_fails_is_warned_of(tmp_path):
+    # async-timeout 4.0.3 without pytest-asyncio: 32 of 33 tests failed, and the run exited 1
+    # with 0 tasks and no word on stderr
+    repo = tmp_path / "shop"
+    shutil.copytree(MUTATE_FIXTURE, repo)
+    (repo / "tests" / "check_needs.py").write_text(
+        "import pytest\n\n\n@pytest.mark.parametrize('n', range(40))\ndef test_needs(n):\n"
+        "    import missing_dependency  # noqa: F401\n")
+    out, done = mutate_fixture_copy(tmp_path, repo, max_mutants=2)
+    baseline = json.loads(done.stdout)["baseline"]
+    failing, total = baseline["failing"], baseline["failing"] + baseline["stable"] + len(baseline["flaky"])
+    assert failing >= 40 and baseline["first_failure"].startswith("tests/check_"), baseline
+    warning = [line for line in done.stderr.splitlines() if "warning" in line]
+    assert len(warning) == 1 and f"{failing} of the pristine suite's {total} tests fail or are skipped" \
+        in warning[0], done.stderr
+    assert f"(first: {baseline['first_failure']})" in warning[0]
 
-    assert uncollected_warning({"uncollected": [], "collection_errors": []}) == ""
+
+def test_a_fully_collected_passing_suite_warns_of_nothing(tmp_path):
+    from gen09_core.cli.mutate import baseline_warnings
+
+    assert baseline_warnings({"uncollected": [], "collection_errors": [], "failing": 1, "stable": 9,
+                              "first_failure": "t.py::test_x: skipped"}) == []

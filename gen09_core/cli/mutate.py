@@ -77,8 +77,7 @@ def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, s
     finally:
         if progress is not None:
             progress.stop()
-    warning = uncollected_warning(summary["baseline"])
-    if warning:
+    for warning in baseline_warnings(summary["baseline"]):
         click.echo(f"gen09 mutate: warning: {warning}", err=True)
     if as_json:
         click.echo(json.dumps(summary, indent=2, sort_keys=True))
@@ -87,17 +86,25 @@ def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, s
     sys.exit(0 if summary["exported"] else 1)
 
 
-def uncollected_warning(baseline: dict) -> str:
+def baseline_warnings(baseline: dict) -> list[str]:
     """What a user must know when the pristine suite ran only in part (``summary["baseline"]``):
-    the test files pytest could not collect, whose tests never run, so a mutant only they
-    would catch is ``uncovered``; "" when every file was collected."""
+    test files pytest could not collect, whose tests never run, so a mutant only they would
+    catch is ``uncovered``; more tests failing or skipped than passing, which most often
+    means the environment lacks something the tests need."""
+    warnings = []
     missed = baseline.get("uncollected") or []
-    if not missed:
-        return ""
-    first = (baseline.get("collection_errors") or [""])[0]
-    return (f"pytest could not collect {len(missed)} test file(s) of the pristine suite ({first}); their "
-            "tests never run, so a mutant only they would catch counts as 'uncovered' (the list: "
-            "baseline.uncollected in summary.json)")
+    if missed:
+        first = (baseline.get("collection_errors") or [""])[0]
+        warnings.append(f"pytest could not collect {len(missed)} test file(s) of the pristine suite "
+                        f"({first}); their tests never run, so a mutant only they would catch counts as "
+                        "'uncovered' (the list: baseline.uncollected in summary.json)")
+    failing, stable = baseline.get("failing", 0), baseline.get("stable", 0)
+    if failing > stable:
+        total = failing + stable + len(baseline.get("flaky", []))
+        warnings.append(f"{failing} of the pristine suite's {total} tests fail or are skipped, {stable} "
+                        "pass: the environment may lack what they need (first: "
+                        f"{baseline.get('first_failure', '')}); only passing tests can validate a bug")
+    return warnings
 
 
 def _overrides(data: dict, repo, recipe, max_mutants, seed, recipe_options: dict,

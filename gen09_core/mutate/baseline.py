@@ -61,6 +61,7 @@ class Baseline:
     longest_phase: float | None = None  # seconds of the pristine runs' longest test phase (None: unknown)
     file_order: tuple[str, ...] = ()  # the test files in the order the first whole-suite run met them
     uncollected: tuple[str, ...] = ()  # what pytest could not collect in either run (test files, mostly)
+    first_failure: str = ""  # the first failing or skipped test, with its symptom when it has one
 
 
 def load_baseline(path: Path) -> Baseline:
@@ -144,7 +145,17 @@ def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
                     {n: f for n, f in {**first.files, **second.files}.items() if n in set(names)},
                     longest_phase=max(first.longest_phase, second.longest_phase) or None,
                     file_order=tuple(dict.fromkeys(t.split("::", 1)[0] for t in first.outcomes)),
-                    uncollected=tuple(sorted(set(first.uncollected) | set(second.uncollected))))
+                    uncollected=tuple(sorted(set(first.uncollected) | set(second.uncollected))),
+                    first_failure=_first_failure(failing, first))
+
+
+def _first_failure(failing: tuple[str, ...], run: TestRun) -> str:
+    """``"<id>: <symptom>"`` for the first of ``failing`` (its outcome when it has no symptom)."""
+    if not failing:
+        return ""
+    test = next((t for t in failing if t in run.failures), failing[0])
+    symptom = (run.failures.get(test) or {}).get("message") or run.outcomes.get(test, "not run")
+    return f"{test}: {symptom.strip().splitlines()[0] if symptom.strip() else symptom}"
 
 
 @frozen

@@ -71,6 +71,11 @@ OPTION_PLUGINS = (
     ("--doctest-plus", "pytest-doctestplus", "install", None),
     ("--remote-data", "pytest-remotedata", "install", None),
 )
+# ini keys only a plugin reads: the suite needs that plugin (async-timeout 4.0.3's setup.cfg sets
+# asyncio_mode and lists no test requirement; without pytest-asyncio 32 of its 33 tests fail)
+INI_PLUGINS = (("asyncio_mode", "pytest-asyncio"), ("asyncio_default_fixture_loop_scope", "pytest-asyncio"),
+               ("timeout", "pytest-timeout"), ("trio_mode", "pytest-trio"),
+               ("mock_use_standalone_module", "pytest-mock"), ("doctest_plus", "pytest-doctestplus"))
 # pytest11 entry points never loaded: they change what or how gen09 measures
 DENIED_PLUGINS = {"pytest_cov": "pytest-cov", "xdist": "pytest-xdist", "xdist.looponfail": "pytest-xdist",
                   "rerunfailures": "pytest-rerunfailures", "randomly": "pytest-randomly",
@@ -145,7 +150,7 @@ def detect(repo: Path) -> PythonRecipe:
     if dropped:
         found.add(f"drop addopts {' '.join(dropped)}", ini)
     if packages:
-        found.add(f"install {', '.join(packages)} for addopts", ini)
+        found.add(f"install {', '.join(packages)} for its pytest options", ini)
     test_paths = _test_module(repo, pyproject, setup_cfg)
     if test_paths:
         found.add(f"run the tests in {', '.join(test_paths)}",
@@ -563,6 +568,7 @@ def _pytest_options(repo, pyproject, setup_cfg):
                 takes is True or (takes == "optional" and not args[index].startswith("-"))):
             dropped.append(args[index])
             index += 1
+    packages += [package for key, package in INI_PLUGINS if key in ini]
     required = ini.get("required_plugins", "")
     required = required if isinstance(required, list) else str(required).split()
     addopts = " ".join(shlex.quote(a) for a in kept) if dropped else None
