@@ -131,3 +131,20 @@ def test_covering_tests_run_first_and_the_rest_only_when_one_fails(runner_env, t
     assert set(loud.outcomes) == set(ids)  # went on through the whole set
     verdict, agrees = judge_same_run(base, loud, (ids[1],))
     assert verdict.status == "valid" and verdict.fail_to_pass == (ids[1], ids[2]) and agrees is False
+
+
+def test_a_test_file_the_mutant_breaks_is_a_failure_of_the_covering_tests(runner_env, tmp_path):
+    # pyrsistent 0.20.0: a mutant of pmap_field broke two test files' collection; the covering
+    # tests that did collect passed, the run stopped early, and the 498 tests never run were
+    # labelled FAIL_TO_PASS (a fresh run and the verifier pass them)
+    repo = repo_with_tests(tmp_path, "def test_a():\n    pass\ndef test_b():\n    pass\n")
+    (repo / "tests" / "test_other.py").write_text("import missing_after_the_mutation\n\n\ndef test_x():\n    pass\n")
+    ids = ("tests/test_it.py::test_a", "tests/test_it.py::test_b", "tests/test_other.py::test_x")
+    covering = (ids[1], ids[2])
+    run = run_job(runner_env, TestJob("m", str(repo), str(tmp_path / "jobs"), tests=ids, first=covering))
+    assert run.outcomes == {ids[0]: "passed", ids[1]: "passed"}  # went on through the whole set
+    base = derive_baseline(TestRun("p", "ok", dict.fromkeys(ids, "passed")),
+                           TestRun("p", "ok", dict.fromkeys(ids, "passed")))
+    verdict, _ = judge_same_run(base, run, covering)
+    assert verdict.status == "valid" and verdict.fail_to_pass == (ids[2],)
+    assert verdict.pass_to_pass == (ids[0], ids[1])

@@ -93,8 +93,10 @@ def pytest_configure(config):
 
 
 def pytest_collectreport(report):
-    """Record a collection error with its message."""
+    """Record a collection error with its message. A run with one never stops early: the
+    tests it lost may be the ones to run first (pyrsistent 0.20.0)."""
     if report.failed:
+        _state["dirty"] = True
         _write({"kind": "collect_error", "id": report.nodeid, "message": str(report.longrepr)[-4000:]})
 
 
