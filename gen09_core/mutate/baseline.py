@@ -155,7 +155,7 @@ def _first_failure(failing: tuple[str, ...], run: TestRun) -> str:
         return ""
     test = next((t for t in failing if t in run.failures), failing[0])
     symptom = (run.failures.get(test) or {}).get("message") or run.outcomes.get(test, "not run")
-    return f"{test}: {symptom.strip().splitlines()[0] if symptom.strip() else symptom}"
+    return f"{test}: {(symptom.strip().splitlines() or [symptom])[0]}"
 
 
 @frozen
