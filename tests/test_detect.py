@@ -110,6 +110,21 @@ def test_tox_environment_substitutions_take_their_default(tmp_path):
     assert any("{env:NO_DEFAULT}" in note for note in recipe.notes)
 
 
+def test_requirements_file_in_the_test_folder(tmp_path):
+    # packaging 24.1 lists `pretend` only in tests/requirements.txt: without it 5 of its 11 test
+    # files did not collect; a `-e ..` there is the project itself, seen from the file's folder
+    repo = _repo(tmp_path, {
+        "pyproject.toml": '[project]\nname = "pk"\nversion = "1"\n[project.optional-dependencies]\nfast = []\n',
+        "pk.py": "",
+        "tests/requirements.txt": "coverage[toml]>=5.0.0\npretend\n-e ..[fast]\n",
+        "docs/requirements.txt": "sphinx\n",
+    })
+    recipe = detect(repo)
+    assert recipe.requirements == ("coverage[toml]>=5.0.0", "pretend")
+    assert recipe.extras == ("fast",)
+    assert dict(recipe.provenance)["requirements"] == "tests/requirements.txt"
+
+
 def test_dev_requirements_are_the_fallback(tmp_path):
     repo = _repo(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='old', package_dir={'': 'lib'})\n",
                             "lib/old/__init__.py": "", "dev-requirements.txt": "pytest\nnose2\n"})

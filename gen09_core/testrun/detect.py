@@ -40,7 +40,9 @@ TEST_NAMES = ("test", "tests", "testing")
 DEV_NAMES = ("dev",)
 TEST_REQUIREMENTS = ("requirements-test*.txt", "requirements_test*.txt", "test-requirements*.txt",
                      "test_requirements*.txt", "requirements-tests*.txt", "requirements/test*.txt",
-                     "requirements/tests*.txt", "requirements/testing*.txt")
+                     "requirements/tests*.txt", "requirements/testing*.txt",
+                     # a requirements file in the test folder (packaging 24.1's tests/requirements.txt)
+                     "tests/requirements*.txt", "test/requirements*.txt", "testing/requirements*.txt")
 DEV_REQUIREMENTS = ("requirements-dev*.txt", "requirements_dev*.txt", "dev-requirements*.txt",
                     "requirements/dev*.txt")
 # build backends that take their version from the VCS through setuptools-scm, which honours
@@ -359,7 +361,17 @@ def _checked(items, where: str) -> list[str]:
     return out
 
 
-_SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?\.(?:/)?(?:\[([^\]]*)\])?$")
+_SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?(\.[./]*?)/?(?:\[([^\]]*)\])?$")
+
+
+def _self_extras(line: str, folder: Path, repo: Path) -> list[str] | None:
+    """The extras of a requirement line naming the project itself — a path that is the
+    repository from ``folder`` (``-e .[test]``; ``-e ..`` in ``tests/requirements.txt``) — else
+    None."""
+    match = _SELF.match(line)
+    if not match or (folder / match.group(1)).resolve() != repo.resolve():
+        return None
+    return [e.strip() for e in (match.group(2) or "").split(",") if e.strip()]
 
 
 def requirement_file(repo: Path, path: Path, seen=()) -> tuple[list[str], list[str]]:
@@ -378,9 +390,9 @@ def requirement_file(repo: Path, path: Path, seen=()) -> tuple[list[str], list[s
         line = raw.split(" #", 1)[0].strip()
         if not line or line.startswith("#"):
             continue
-        self_ref = _SELF.match(line)
-        if self_ref:
-            extras += [e.strip() for e in (self_ref.group(1) or "").split(",") if e.strip()]
+        self_extras = _self_extras(line, path.parent, repo)
+        if self_extras is not None:
+            extras += self_extras
             continue
         if line.startswith(("-r", "--requirement")):
             target = (path.parent / line.split(None, 1)[-1].removeprefix("-r").strip()).resolve()
@@ -450,10 +462,9 @@ def _tox(repo: Path, found: _Found, installable: bool) -> list[str]:
                 extras += more_extras if installable else []
                 used = True
             continue
-        self_ref = _SELF.match(line)
-        if self_ref:
-            if installable:
-                extras += [e.strip() for e in (self_ref.group(1) or "").split(",") if e.strip()]
+        self_extras = _self_extras(line, repo, repo)
+        if self_extras is not None:
+            extras += self_extras if installable else []
             continue
         try:
             Requirement(line)
