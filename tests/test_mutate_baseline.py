@@ -17,6 +17,34 @@ def test_flaky_tests_are_those_whose_outcome_differs():
     assert base.coverage == {"m.py": {3: ["t::a"]}}
 
 
+def test_baseline_json_names_each_covering_test_by_its_index(tmp_path):
+    """packaging 24.1: 1.16 million (line, test) pairs of 7,779 tests made a 195 MB
+    baseline.json and a 1 GB gen09 process, each pair its own copy of the id. On disk a pair is
+    the test's index in ``stable``; read back, every pair is the ``stable`` string itself. A
+    file an older gen09 wrote (full ids) still reads."""
+    import json
+
+    from gen09_core.mutate.baseline import load_baseline, save_baseline
+
+    ids = [f"tests/test_m.py::test_{i}[{'x' * 40}]" for i in range(3)]
+    first = TestRun("a", "ok", dict.fromkeys(ids, "passed"))
+    second = TestRun("b", "ok", {**dict.fromkeys(ids, "passed"), ids[2]: "failed"},
+                     coverage={"m.py": {3: [ids[0], ids[1], ids[2]], 4: ["".join(ids[1])], 5: [ids[2]]}})
+    base = derive_baseline(first, second)
+    assert base.coverage == {"m.py": {3: ids[:2], 4: [ids[1]]}}
+    assert base.coverage["m.py"][4][0] is base.stable[1]  # not the run's own copy
+    save_baseline(tmp_path / "baseline.json", base)
+    data = json.loads((tmp_path / "baseline.json").read_text())
+    assert data["coverage"] == {"m.py": {"3": [0, 1], "4": [1]}}
+    back = load_baseline(tmp_path / "baseline.json")
+    assert back == base
+    assert all(t is back.stable[1] for t in (back.coverage["m.py"][3][1], back.coverage["m.py"][4][0]))
+    data["coverage"] = {"m.py": {"3": ids[:2], "4": [ids[1]]}}  # an older gen09's file
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    old = load_baseline(tmp_path / "old.json")
+    assert old == base and old.coverage["m.py"][4][0] is old.stable[1]
+
+
 def test_every_parametrization_of_a_flaky_test_is_flaky():
     """One racy case of a parametrized test makes all its cases flaky: the two pristine runs
     rarely catch every racy one (click's test_echo_via_pager)."""

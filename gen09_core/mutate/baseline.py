@@ -64,11 +64,30 @@ class Baseline:
     first_failure: str = ""  # the first failing or skipped test, with its symptom when it has one
 
 
-def load_baseline(path: Path) -> Baseline:
-    """Read ``baseline.json`` back (coverage line numbers become ints again)."""
+def save_baseline(path: Path, baseline: Baseline) -> None:
+    """Write ``baseline.json``; its coverage names each test by its index in ``stable``
+    (packaging 24.1: 1.16 million (line, test) pairs of 7,779 tests, 195 MB as full ids)."""
     from gen09_core.mutate.config import CONVERTER
 
-    return CONVERTER.structure(json.loads(Path(path).read_text(encoding="utf-8")), Baseline)
+    data = CONVERTER.unstructure(baseline)
+    index = {test: i for i, test in enumerate(baseline.stable)}
+    data["coverage"] = {path: {line: [index[t] for t in ids] for line, ids in lines.items()}
+                        for path, lines in baseline.coverage.items()}
+    Path(path).write_text(json.dumps(data, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def load_baseline(path: Path) -> Baseline:
+    """Read ``baseline.json`` back (coverage line numbers become ints again, test indices the
+    ``stable`` ids themselves — one string per test; a file an older gen09 wrote holds the
+    ids)."""
+    from gen09_core.mutate.config import CONVERTER
+
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    stable = data["stable"]
+    same = {test: test for test in stable}
+    data["coverage"] = {path: {int(line): [stable[t] if isinstance(t, int) else same.get(t, t) for t in ids]
+                               for line, ids in lines.items()} for path, lines in data["coverage"].items()}
+    return evolve(CONVERTER.structure({**data, "coverage": {}}, Baseline), coverage=data["coverage"])
 
 
 def run_baseline(executor, run_fn, pristine: str, scratch: str, timeout_sec: float,
@@ -127,10 +146,10 @@ def derive_baseline(first: TestRun, second: TestRun) -> Baseline:
     flaky = tuple(n for n in names if family(n) in racy)
     stable = tuple(n for n in names if a.get(n) == b.get(n) == PASSING and family(n) not in racy)
     failing = tuple(n for n in names if n not in flaky and n not in stable)
-    keep = set(stable)
+    keep = {test: test for test in stable}  # one string per test in the coverage map
     coverage, import_lines = {}, {}
     for path, lines in (second.coverage or {}).items():
-        kept = {int(line): [t for t in ids if t in keep] for line, ids in lines.items()}
+        kept = {int(line): [keep[t] for t in ids if t in keep] for line, ids in lines.items()}
         kept = {line: ids for line, ids in kept.items() if ids}
         if kept:
             coverage[path] = kept
@@ -209,8 +228,7 @@ def baseline_stage(ctx, work, runner) -> Measured:
             raise EnvironmentFailure(f"the pristine test suite did not run: {bad[0].status} "
                                      f"{bad[0].detail[-300:]}")
         if baseline.stable:
-            path.write_text(json.dumps(CONVERTER.unstructure(baseline), sort_keys=True) + "\n",
-                            encoding="utf-8")
+            save_baseline(path, baseline)
             journal.receipt("baseline", path, {"revision": ctx.config.source.revision})
     journal.event("baseline", "done", detail={
         "stable": len(baseline.stable), "flaky": list(baseline.flaky), "failing": len(baseline.failing),
