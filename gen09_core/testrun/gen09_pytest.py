@@ -10,7 +10,8 @@ Environment variables (each optional):
 - ``GEN09_FIRST``: a file of node ids to run first; when all of them pass, the session
   stops there (the rest is only needed when one of them fails);
 - ``GEN09_COV_FILE``: per-test line coverage written there as JSON
-  ``{file: {line: [node ids]}}``; lines run outside any test get the context ``""``.
+  ``{"contexts": [node ids], "files": {file: {line: [indices into contexts]}}}``; lines run
+  outside any test get the context ``""``.
   The repository's own coverage configuration is ignored, and coverage's warnings can
   never be turned into errors by the repository's ``filterwarnings``.
 
@@ -242,15 +243,15 @@ def pytest_unconfigure(config):
 def _save_coverage(path):
     data = _quiet(_cov.get_data)
     root = os.path.realpath(os.getcwd()) + os.sep
-    out = {}
+    out, index = {}, {}
     for measured in data.measured_files():
         real = os.path.realpath(measured)
         if not real.startswith(root):
             continue
         lines = {}
         for line, contexts in (_quiet(data.contexts_by_lineno, measured) or {}).items():
-            lines[str(line)] = sorted(contexts)
+            lines[str(line)] = [index.setdefault(c, len(index)) for c in contexts]
         if lines:
             out[real[len(root):].replace(os.sep, "/")] = lines
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(out, handle)
+        json.dump({"contexts": list(index), "files": out}, handle)

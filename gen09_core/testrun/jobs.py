@@ -230,6 +230,6 @@ def read_coverage(path: Path) -> dict:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    one: dict[str, str] = {}  # one string per test: a large suite lists each id on thousands of lines
-    return {rel: {int(line): sorted(one.setdefault(c or IMPORT_CONTEXT, c or IMPORT_CONTEXT) for c in ctx)
-                  for line, ctx in lines.items()} for rel, lines in data.items()}
+    names = [c or IMPORT_CONTEXT for c in data["contexts"]]  # one string per test, however many lines
+    return {rel: {int(line): sorted(names[i] for i in ctx) for line, ctx in lines.items()}
+            for rel, lines in data["files"].items()}
