@@ -21,6 +21,10 @@ def test_test_files_pytest_cannot_collect_are_listed_and_warned_of(tmp_path):
     warning = [line for line in done.stderr.splitlines() if "warning" in line]
     assert len(warning) == 1 and "could not collect 2 test file(s)" in warning[0], done.stderr
     assert "No module named 'testing'" in warning[0]
+    # a stage's start is said too (pydash 8.0.3's suite runs mypy: its baseline took minutes)
+    lines = done.stderr.splitlines()
+    started = lines.index("gen09 mutate: baseline started the whole pristine suite, twice")
+    assert started < lines.index("gen09 mutate: baseline done")
 
 
 def test_a_pristine_suite_that_mostly_fails_is_warned_of(tmp_path):

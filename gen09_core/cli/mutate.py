@@ -149,8 +149,8 @@ def _progress_listener():
 
     console = Console(stderr=True)
     if not console.is_terminal:
-        def plain(event):
-            if event.status in ("done", "failed"):
+        def plain(event):  # a stage's start too: a slow suite's baseline can take minutes
+            if event.status in ("started", "done", "failed"):
                 click.echo(f"gen09 mutate: {event.stage} {event.status} {event.subject}".rstrip(), err=True)
         return plain, None
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -164,7 +164,7 @@ def _progress_listener():
                 tasks[event.stage] = progress.add_task(event.stage, total=event.total or 1)
             progress.update(tasks[event.stage], completed=event.completed or 0,
                             total=event.total or 1)
-        elif event.status in ("done", "failed"):
+        elif event.status in ("started", "done", "failed"):
             progress.console.print(f"{event.stage}: {event.status} {event.subject}".rstrip())
 
     return listener, progress

@@ -214,7 +214,7 @@ def baseline_stage(ctx, work, runner) -> Measured:
         baseline = load_baseline(path)
         journal.event("baseline", "skipped", detail={"reason": "resumed"})
     else:
-        journal.event("baseline", "started")
+        journal.event("baseline", "started", "the whole pristine suite, twice")
         work.scratch.mkdir(parents=True, exist_ok=True)
         # an executor may keep the pristine runs on this machine (``pristine``): the second run
         # must see what the first left behind, as two consecutive runs of one folder do
