@@ -94,3 +94,22 @@ def test_a_test_the_repository_marks_flaky_is_flaky_though_it_passed_twice():
     base = derive_baseline(first, second)
     assert base.flaky == ("t.py::test_timing[1]", "t.py::test_timing[2]")
     assert base.stable == ("t.py::test_other",)
+
+
+def test_a_name_from_a_failed_optional_import_names_the_modules_to_install(tmp_path):
+    # mccabe 0.7.0: `try: import hypothesmith; from hypothesis import settings ... except
+    # ImportError`, then `@settings(...)` at import: NameError; the hint said only "install what
+    # the test files import"
+    from gen09_core.mutate.baseline import Baseline, no_stable_tests
+
+    (tmp_path / "test_mc.py").write_text(
+        "import pytest\ntry:\n    import hypothesmith\n    from hypothesis import given, settings\n"
+        "except ImportError:\n    hypothesmith = None\n\n\n@settings(max_examples=5)\ndef test_x():\n    pass\n")
+    problem = "test_mc.py: E   NameError: name 'settings' is not defined"
+    broken = Baseline((), (), (), {}, 0.0, problems=(problem,))
+    message = no_stable_tests(broken, "python-pytest", tmp_path, "install the project mc")
+    assert "install hypothesmith, hypothesis: a test file imports them inside try/except ImportError" \
+        " and uses 'settings' from there anyway" in message
+    assert 'profiles.repo.install = ["python -m pip install . hypothesmith hypothesis"]' in message
+    other = Baseline((), (), (), {}, 0.0, problems=("test_mc.py: E   NameError: name 'pytest_x' is not defined",))
+    assert "hypothesmith" not in no_stable_tests(other, "python-pytest", tmp_path, "install the project mc")

@@ -16,6 +16,7 @@ mutant is ended there, not at the timeout).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from attrs import evolve, field, frozen
@@ -250,6 +251,31 @@ def baseline_stage(ctx, work, runner) -> Measured:
                     round(STALL_FLOOR + TIMEOUT_FACTOR * stall, 1) if stall is not None else None)
 
 
+def _optional_imports(pristine: Path, problem: str) -> tuple[str, list[str]] | None:
+    """``(name, modules)`` when ``problem`` is a test file's ``NameError`` for a name that file
+    imports inside ``try: … except ImportError`` (mccabe 0.7.0's ``test_mccabe.py`` applies
+    hypothesis' ``@settings`` when ``import hypothesmith`` failed): the modules that ``try``
+    imports."""
+    import ast
+
+    match = re.match(r"(\S+\.py): E\s+NameError: name '(\w+)' is not defined", problem.strip())
+    try:
+        tree = ast.parse((pristine / match.group(1)).read_text(encoding="utf-8")) if match else None
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    for node in ast.walk(tree) if tree else ():
+        caught = {ast.unparse(h.type) for h in getattr(node, "handlers", ()) if h.type is not None}
+        if not caught & {"ImportError", "ModuleNotFoundError", "(ImportError, ModuleNotFoundError)"}:
+            continue
+        imports = [stmt for stmt in node.body if isinstance(stmt, ast.Import | ast.ImportFrom)]
+        bound = {(a.asname or a.name).split(".")[0] for stmt in imports for a in stmt.names}
+        if match.group(2) in bound:
+            names = [alias.name for stmt in imports if isinstance(stmt, ast.Import) for alias in stmt.names]
+            names += [stmt.module for stmt in imports if isinstance(stmt, ast.ImportFrom) and stmt.level == 0]
+            return match.group(2), list(dict.fromkeys(name.split(".")[0] for name in names if name))
+    return None
+
+
 def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: str) -> str:
     """One message: what happened, the first error, what was detected, what fixes it."""
     counts = f"{len(baseline.failing)} failing or skipped, {len(baseline.flaky)} flaky"
@@ -264,6 +290,11 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
         else:
             fix = (f"{setup} install the package that provides {missing!r}: profiles.{profile}.install = "
                    f"[\"python -m pip install . <package>\"]")
+    elif optional := _optional_imports(pristine, problem):
+        name, modules = optional
+        fix = (f"{setup} install {', '.join(modules)}: a test file imports them inside try/except "
+               f"ImportError and uses {name!r} from there anyway: profiles.{profile}.install = "
+               f"[\"python -m pip install . {' '.join(modules)}\"]")
     elif "fixture" in problem and "not found" in problem:
         fix = f"{setup} install the pytest plugin that provides it (profiles.{profile}.install)"
     elif "internal error" in problem:
