@@ -264,8 +264,9 @@ def _optional_imports(pristine: Path, problem: str) -> tuple[str, list[str]] | N
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
         return None
     for node in ast.walk(tree) if tree else ():
-        caught = {ast.unparse(h.type) for h in getattr(node, "handlers", ()) if h.type is not None}
-        if not caught & {"ImportError", "ModuleNotFoundError", "(ImportError, ModuleNotFoundError)"}:
+        types = [h.type for h in getattr(node, "handlers", ()) if h.type is not None]
+        caught = {ast.unparse(t) for h in types for t in (h.elts if isinstance(h, ast.Tuple) else [h])}
+        if not caught & {"ImportError", "ModuleNotFoundError"}:
             continue
         imports = [stmt for stmt in node.body if isinstance(stmt, ast.Import | ast.ImportFrom)]
         bound = {(a.asname or a.name).split(".")[0] for stmt in imports for a in stmt.names}
