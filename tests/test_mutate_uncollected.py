@@ -25,6 +25,12 @@ def test_test_files_pytest_cannot_collect_are_listed_and_warned_of(tmp_path):
     lines = done.stderr.splitlines()
     started = lines.index("gen09 mutate: baseline started the whole pristine suite, twice")
     assert started < lines.index("gen09 mutate: baseline done")
+    # and how many tests each pristine run finished (a 26,854-test suite runs for minutes)
+    counts = [line for line in lines if line.startswith("gen09 mutate: baseline ") and "tests (baseline-" in line]
+    last = {line.split()[-1]: line.split()[3:6] for line in counts}  # each run's last line: its end
+    assert {"(baseline-1)", "(baseline-2)"} <= set(last), counts
+    finished, _, total = last["(baseline-1)"]
+    assert finished == total and int(total) > 0
 
 
 def test_a_pristine_suite_that_mostly_fails_is_warned_of(tmp_path):

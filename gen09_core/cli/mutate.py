@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import click
 
 from gen09_core.testrun.process import children_end_with_us
+
+PLAIN_EVERY = 10.0  # seconds: without a terminal, a stage's progress is printed at most this often
 
 
 @click.command("mutate")
@@ -149,9 +152,18 @@ def _progress_listener():
 
     console = Console(stderr=True)
     if not console.is_terminal:
+        shown: dict = {}  # stage -> when its last progress line was printed
+
         def plain(event):  # a stage's start too: a slow suite's baseline can take minutes
             if event.status in ("started", "done", "failed"):
                 click.echo(f"gen09 mutate: {event.stage} {event.status} {event.subject}".rstrip(), err=True)
+            elif event.status == "progress" and event.completed is not None:
+                now, last = time.monotonic(), shown.get(event.stage, -PLAIN_EVERY)
+                if now - last >= PLAIN_EVERY or event.completed == event.total:
+                    shown[event.stage] = now
+                    of = "" if event.total is None else f" of {event.total}"
+                    line = f"gen09 mutate: {event.stage} {event.completed}{of} {event.subject}"
+                    click.echo(line.rstrip(), err=True)
         return plain, None
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=console, transient=False)

@@ -23,8 +23,9 @@ from attrs import evolve, field, frozen
 
 from gen09_core.errors import EnvironmentFailure, Gen09Error
 from gen09_core.testrun.detect import has_test_files, unittest_named_files
-from gen09_core.testrun.jobs import IMPORT_CONTEXT, TestJob, TestRun
+from gen09_core.testrun.jobs import IMPORT_CONTEXT, TestJob, TestRun, meta_folder
 from gen09_core.testrun.outcomes import PASSED as PASSING
+from gen09_core.testrun.watch import watching
 
 TIMEOUT_FLOOR = 10.0  # seconds: a mutant's run may take this long beyond ...
 TIMEOUT_FACTOR = 3.0  # ... this many times the slower pristine whole-suite run
@@ -92,22 +93,29 @@ def load_baseline(path: Path) -> Baseline:
 
 
 def run_baseline(executor, run_fn, pristine: str, scratch: str, timeout_sec: float,
-                 memory_mb: int) -> tuple[Baseline, list[TestRun]]:
+                 memory_mb: int, report=lambda job, done, total: None) -> tuple[Baseline, list[TestRun]]:
     """Run the pristine suite twice, one after the other (never in parallel: a flaky test
     must not see its twin), and derive the baseline; then, while some tests are left out,
-    run the stable ones on their own and drop those that do not pass there."""
+    run the stable ones on their own and drop those that do not pass there. ``report(job id,
+    tests finished, tests collected or None)`` hears how far each run got while it runs (where
+    its record is on this machine) and when it ended."""
     results = []
+
+    def run(job: TestJob) -> None:
+        record = meta_folder(job) / "outcomes.jsonl"
+        with watching(record, lambda done, total: report(job.job_id, done, total)):
+            results.extend(executor.run(run_fn, [job]))
+        report(job.job_id, len(results[-1].outcomes), len(results[-1].outcomes))
+
     for index, coverage in ((1, False), (2, True)):
-        job = TestJob(f"baseline-{index}", pristine, scratch, tests=None, coverage=coverage,
-                      timeout_sec=timeout_sec, memory_mb=memory_mb)
-        results.extend(executor.run(run_fn, [job]))
+        run(TestJob(f"baseline-{index}", pristine, scratch, tests=None, coverage=coverage,
+                    timeout_sec=timeout_sec, memory_mb=memory_mb))
     baseline = derive_baseline(results[0], results[1])
     for index in range(1, SELECTED_ROUNDS + 1):
         if not baseline.stable or not (baseline.flaky or baseline.failing) or results[-1].status != "ok":
             break
-        job = TestJob(f"baseline-selected-{index}", pristine, scratch, tests=baseline.stable, coverage=False,
-                      timeout_sec=timeout_sec, memory_mb=memory_mb, file_order=baseline.file_order)
-        results.extend(executor.run(run_fn, [job]))
+        run(TestJob(f"baseline-selected-{index}", pristine, scratch, tests=baseline.stable, coverage=False,
+                    timeout_sec=timeout_sec, memory_mb=memory_mb, file_order=baseline.file_order))
         lost = tuple(t for t in baseline.stable if results[-1].outcomes.get(t) != PASSING)
         if results[-1].status != "ok" or not lost:
             break
@@ -220,8 +228,11 @@ def baseline_stage(ctx, work, runner) -> Measured:
         # an executor may keep the pristine runs on this machine (``pristine``): the second run
         # must see what the first left behind, as two consecutive runs of one folder do
         pristine_executor = getattr(ctx.executor, "pristine", ctx.executor)
+        def report(job: str, done: int, total: int | None) -> None:
+            journal.event("baseline", "progress", f"tests ({job})", total=total, completed=done)
+
         baseline, runs = run_baseline(pristine_executor, runner, str(work.pristine), str(work.scratch),
-                                      limits.baseline_timeout_sec, limits.memory_mb)
+                                      limits.baseline_timeout_sec, limits.memory_mb, report)
         bad = [r for r in runs if r.status != "ok"]
         if bad and not (bad[0].status == "crash" and not baseline.stable):
             journal.event("baseline", "failed", failure_class="infrastructure",

@@ -149,12 +149,16 @@ def run_job(env: TestEnv, job: TestJob, launch=run_limited) -> TestRun:
         return _run_pytest(env, job, folder, meta, launch)
 
 
+def meta_folder(job: TestJob) -> Path:
+    """The folder beside a job's copy that holds its record (``outcomes.jsonl``) while it runs."""
+    return Path(job.scratch).resolve() / f"{job.job_id}.gen09"
+
+
 @contextlib.contextmanager
 def job_folders(job: TestJob, copy):
     """``(folder, meta)`` of one job: ``copy(folder)`` fills a fresh folder, the job's files
     are written over it, ``meta`` is an empty folder beside it; both are removed afterwards."""
-    folder = Path(job.scratch).resolve() / job.job_id
-    meta = folder.parent / f"{job.job_id}.gen09"
+    folder, meta = Path(job.scratch).resolve() / job.job_id, meta_folder(job)
     shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(meta, ignore_errors=True)
     copy(folder)
