@@ -251,3 +251,56 @@ def test_an_ini_key_only_a_plugin_reads_installs_that_plugin(tmp_path):
     assert recipe.plugin_packages == ("pytest-asyncio", "pytest-timeout")
     assert ("install pytest-asyncio, pytest-timeout for its pytest options", "setup.cfg [tool:pytest]") \
         in recipe.provenance
+
+
+def test_poetry_dependency_groups_become_requirement_lines(tmp_path):
+    # iso8601 2.1.0 lists hypothesis and pytz only in [tool.poetry.group.dev.dependencies]:
+    # without them its one test file did not collect and the run had no stable test
+    repo = _repo(tmp_path, {
+        "pyproject.toml": """
+            [build-system]
+            requires = ["poetry-core>=1.0.0"]
+            build-backend = "poetry.core.masonry.api"
+            [tool.poetry]
+            name = "poet"
+            version = "1"
+            [tool.poetry.dependencies]
+            python = ">=3.8"
+            [tool.poetry.extras]
+            speed = []
+            [tool.poetry.group.test.dependencies]
+            python = ">=3.8"
+            hypothesis = "^6.1"
+            pytz = "~2023.3"
+            pytest = "*"
+            attrs = {version = "^0.2", extras = ["tests"], python = ">=3.9"}
+            sibling = {path = "../sibling", develop = true}
+            odd = ">=1,<2 || >=3"
+            [tool.poetry.dev-dependencies]
+            black = "24.1.0"
+            """,
+        "poet/__init__.py": "",
+    })
+    recipe = detect(repo)
+    assert recipe.requirements == ("hypothesis (>=6.1,<7.0)", "pytz (>=2023.3,<2023.4)", "pytest",
+                                   'attrs[tests] (>=0.2,<0.3) ; python_version >= "3.9"', "odd")
+    where = dict((what, source) for what, source in recipe.provenance)
+    assert where["dependency group test"] == "pyproject.toml [tool.poetry.group.test.dependencies]"
+    assert any("path dependency, ignored: sibling" in note for note in recipe.notes)
+    assert any("odd = '>=1,<2 || >=3' has no PEP 508 form" in note for note in recipe.notes)
+    # Poetry's extras are extras; the older dev table is a dev group, read when nothing else is
+    old = """
+        [build-system]
+        requires = ["poetry-core"]
+        [tool.poetry]
+        name = "old"
+        version = "1"
+        [tool.poetry.extras]
+        tests = ["pytest"]
+        [tool.poetry.dev-dependencies]
+        black = "24.1.0"
+        """
+    recipe = detect(_repo(tmp_path / "old", {"pyproject.toml": old, "old.py": ""}))
+    assert recipe.extras == ("tests",) and recipe.requirements == ()
+    recipe = detect(_repo(tmp_path / "older", {"pyproject.toml": old.replace("tests =", "speed ="), "old.py": ""}))
+    assert recipe.extras == () and recipe.requirements == ("black (==24.1.0)",)

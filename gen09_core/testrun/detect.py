@@ -138,10 +138,12 @@ def detect(repo: Path) -> PythonRecipe:
         found.add(f"install the project{f' {name}' if name else ''}",
                   "pyproject.toml" if (repo / "pyproject.toml").is_file() else "setup.py/setup.cfg")
     extras = _extras(pyproject, setup_cfg, setup_py)
-    groups = pyproject.get("dependency-groups") or {}
-    pdm = ((pyproject.get("tool") or {}).get("pdm") or {}).get("dev-dependencies") or {}
+    groups = {"pyproject.toml [dependency-groups] {name}": _groups(pyproject.get("dependency-groups") or {}),
+              "pyproject.toml [tool.pdm.dev-dependencies] {name}":
+                  ((pyproject.get("tool") or {}).get("pdm") or {}).get("dev-dependencies") or {},
+              **_poetry_groups(pyproject, found)}
     for names, files in ((TEST_NAMES, TEST_REQUIREMENTS), (DEV_NAMES, DEV_REQUIREMENTS)):
-        _collect(repo, names, files, extras, groups, pdm, found, installable)
+        _collect(repo, names, files, extras, groups, found, installable)
         if found.extras or found.requirements:
             break
     tox_extras = _tox(repo, found, installable)
@@ -287,7 +289,14 @@ def _extras(pyproject, setup_cfg, setup_py) -> dict:
             extras.setdefault(key, ("setup.cfg [options.extras_require]", _lines(value)))
     for key, value in (setup_py.get("extras_require") or {}).items():
         extras.setdefault(key, ("setup.py extras_require", value))
+    for key, value in (((pyproject.get("tool") or {}).get("poetry") or {}).get("extras") or {}).items():
+        extras.setdefault(key, ("pyproject.toml [tool.poetry.extras]", value))
     return extras
+
+
+def _groups(groups: dict) -> dict:
+    """PEP 735 dependency groups, each with the groups it includes resolved."""
+    return {name: _group(groups, name) for name in groups}
 
 
 def _group(groups: dict, name: str, seen=()) -> list[str]:
@@ -300,18 +309,54 @@ def _group(groups: dict, name: str, seen=()) -> list[str]:
     return out
 
 
-def _collect(repo, names, files, extras, groups, pdm, found, installable) -> None:
+def _poetry_groups(pyproject: dict, found: _Found) -> dict:
+    """Poetry's dependency groups (``[tool.poetry.group.<name>.dependencies]``, and the older
+    ``[tool.poetry.dev-dependencies]`` as ``dev``) as requirement lines, by where they are:
+    poetry-core turns each of its constraints (``^1.2``, ``~2.0``, ``*``, tables with extras
+    and ``python``) into the PEP 508 line pip reads. A path dependency (a local checkout the
+    source does not hold) is left out, and a constraint with no PEP 508 form loses its
+    constraint, each with a note."""
+    poetry = (pyproject.get("tool") or {}).get("poetry") or {}
+    group_table = "pyproject.toml [tool.poetry.group.{name}.dependencies]"
+    tables = {(group_table, name): (group or {}).get("dependencies")
+              for name, group in (poetry.get("group") or {}).items()}
+    tables["pyproject.toml [tool.poetry.dev-dependencies]", "dev"] = poetry.get("dev-dependencies")
+    out: dict = {}
+    for (where, name), deps in tables.items():
+        for package, constraints in (deps or {}).items():
+            for constraint in constraints if isinstance(constraints, list) else [constraints]:
+                if package.lower() != "python":
+                    line = _poetry_line(package, constraint, where.format(name=name), found)
+                    out.setdefault(where, {}).setdefault(name, []).extend([line] if line else [])
+    return out
+
+
+def _poetry_line(package: str, constraint, where: str, found: _Found) -> str | None:
+    from packaging.requirements import InvalidRequirement, Requirement
+    from poetry.core.factory import Factory
+
+    if isinstance(constraint, dict) and "path" in constraint:
+        found.notes.append(f"{where}: a path dependency, ignored: {package}")
+        return None
+    try:
+        line = Factory.create_dependency(package, constraint).to_pep_508()
+        Requirement(line)
+        return line
+    except (InvalidRequirement, ValueError, TypeError, RuntimeError) as exc:
+        found.notes.append(f"{where}: {package} = {constraint!r} has no PEP 508 form ({exc}); "
+                           "installed without its constraint")
+        return package
+
+
+def _collect(repo, names, files, extras, groups, found, installable) -> None:
     for name in names:
         if name in extras and installable:
             found.extras.append(name)
             found.add(f"extra [{name}]", f"{extras[name][0]} {name}")
-        if name in groups:
-            reqs = _group(groups, name)
-            found.requirements += _checked(reqs, f"pyproject.toml [dependency-groups] {name}")
-            found.add(f"dependency group {name}", f"pyproject.toml [dependency-groups] {name}")
-        if name in pdm:
-            found.requirements += _checked(pdm[name], f"pyproject.toml [tool.pdm.dev-dependencies] {name}")
-            found.add(f"pdm dev-dependencies {name}", f"pyproject.toml [tool.pdm.dev-dependencies] {name}")
+        for where, tables in groups.items():
+            if name in tables:
+                found.requirements += _checked(tables[name], where.format(name=name))
+                found.add(f"dependency group {name}", where.format(name=name))
     paths = dict.fromkeys(path for pattern in files for path in sorted(glob.glob(str(repo / pattern))))
     for path in _for_this_python(list(paths), found):  # (two patterns may match one file)
         rel = Path(path).relative_to(repo).as_posix()
