@@ -177,3 +177,27 @@ def test_mutate_first_completes_an_interrupted_write_of_the_source(tmp_path, reg
     done = run_gen09("mutate", root, "--out", tmp_path / "run")
     assert "completed the rollback of an interrupted --write" in done.stderr
     assert targets_state(root, original, new) == "old"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="pytest 6.0.1 runs on Pythons before 3.10")
+def test_a_pinned_pytest_that_cannot_run_here_is_replaced_and_said(tmp_path):
+    # hpack 4.0.0's tox.ini pins pytest==6.0.1: on Python 3.11 its assertion rewriting makes code
+    # that does not compile, and the run ended in 'no stable passing tests' for want of a pytest
+    from gen09_core.errors import EnvironmentFailure
+    from gen09_core.testrun.detect import detect
+    from gen09_core.testrun.venv import build_from_recipe
+
+    repo = tmp_path / "old"
+    repo.mkdir()
+    (repo / "tox.ini").write_text("[testenv]\ndeps =\n    pytest==6.0.1\ncommands = pytest\n")
+    (repo / "old.py").write_text("X = 1\n")
+    recipe = detect(repo)
+    assert recipe.requirements == ("pytest==6.0.1",)
+    lock, notes = build_from_recipe(recipe, tmp_path / "venv", repo)
+    pytest_line = next(p for p in lock.packages if p.lower().startswith("pytest=="))
+    assert pytest_line != "pytest==6.0.1"
+    assert len(notes) == 1 and notes[0].startswith("the repository pins pytest==6.0.1, which does not run on Python")
+    assert 'required field "lineno" missing' in notes[0] and notes[0].endswith(f"installed {pytest_line} instead")
+    # a profile's own install commands are not second-guessed: the failure is said instead
+    with pytest.raises(EnvironmentFailure, match="pytest does not run in the test environment"):
+        build_from_recipe(recipe, tmp_path / "venv2", repo, install=("python -m pip install -q pytest==6.0.1",))

@@ -108,7 +108,7 @@ def _pytest_runner(task: Task, python: str | None, folder: Path, base: Path, gol
         if (venv / READY).exists():
             lock = capture(str(venv / "bin" / "python"), recipe, require=("pytest",))
         else:
-            lock = build_from_recipe(recipe, venv, project)
+            lock, _ = build_from_recipe(recipe, venv, project)
             (venv / READY).write_text("ok\n")
         built = True
         interpreter, source = str(venv / "bin" / "python"), f"detected ({recipe.summary()})"

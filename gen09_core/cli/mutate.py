@@ -80,7 +80,8 @@ def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, s
     finally:
         if progress is not None:
             progress.stop()
-    for warning in baseline_warnings(summary["baseline"]):
+    notes = summary.get("environment", {}).get("notes", ())
+    for warning in [*notes, *baseline_warnings(summary["baseline"])]:
         click.echo(f"gen09 mutate: warning: {warning}", err=True)
     if as_json:
         click.echo(json.dumps(summary, indent=2, sort_keys=True))

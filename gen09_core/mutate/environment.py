@@ -26,12 +26,13 @@ RECORD = "environment.json"
 
 @frozen
 class Environment:
-    """A prepared environment: how tests run (``test_env``), what it holds (``lock``) and
-    what was detected (``recipe``)."""
+    """A prepared environment: how tests run (``test_env``), what it holds (``lock``),
+    what was detected (``recipe``) and what building it changed of that (``notes``)."""
 
     test_env: TestEnv
     lock: Lock
     recipe: PythonRecipe
+    notes: tuple[str, ...] = ()
 
 
 def prepare(profile: Profile, recipe: PythonRecipe, work: Path, pristine: Path) -> Environment:
@@ -39,7 +40,7 @@ def prepare(profile: Profile, recipe: PythonRecipe, work: Path, pristine: Path) 
     work = Path(work).resolve()
     plugin_dir = install_plugin(work / "plugins", warm=True)
     record = work / RECORD
-    venv = work / "venv"
+    venv, notes = work / "venv", ()
     if not profile.venv:
         python, venv_dir = sys.executable, None
         lock = capture(python, recipe, profile.plugins)
@@ -47,16 +48,18 @@ def prepare(profile: Profile, recipe: PythonRecipe, work: Path, pristine: Path) 
     else:
         python, venv_dir = str(venv / "bin" / "python"), str(venv)
         if (venv / READY).exists() and record.exists():
-            lock = Lock.parse(json.loads(record.read_text(encoding="utf-8"))["lock"])
+            saved = json.loads(record.read_text(encoding="utf-8"))
+            lock, notes = Lock.parse(saved["lock"]), tuple(saved.get("notes", ()))
         else:
-            lock = build_from_recipe(recipe, venv, Path(pristine), profile.install, profile.plugins)
-            record.write_text(json.dumps({"lock": lock.render()}, indent=1) + "\n", encoding="utf-8")
+            lock, notes = build_from_recipe(recipe, venv, Path(pristine), profile.install, profile.plugins)
+            record.write_text(json.dumps({"lock": lock.render(), "notes": list(notes)}, indent=1) + "\n",
+                              encoding="utf-8")
             (venv / READY).write_text("ok\n")
     test_paths = profile.test_paths or recipe.test_paths
     test_env = TestEnv(python, str(plugin_dir), venv_dir, profile.pythonpath or recipe.pythonpath,
                        lock.plugins, profile.pytest_args, recipe.addopts, test_paths,
                        dict(profile.env), lock.render() if venv_dir else None)
-    return Environment(test_env, lock, recipe)
+    return Environment(test_env, lock, recipe, notes)
 
 
 def environment_stage(ctx, work) -> Environment:
@@ -80,7 +83,7 @@ def environment_stage(ctx, work) -> Environment:
     journal.event("environment", "done", profile.name, detail={
         "python": env.lock.python, "packages": len(env.lock.packages), "project": list(env.lock.project),
         "pytest_plugins": list(env.lock.plugins), "pythonpath": list(env.test_env.pythonpath),
-        "dropped_addopts": list(recipe.dropped_options)})
+        "dropped_addopts": list(recipe.dropped_options), "notes": list(env.notes)})
     journal.receipt("environment", work.work / RECORD,
                     {"lock": env.lock.digest(), "detected": recipe.summary()})
     return env

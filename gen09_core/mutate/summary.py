@@ -133,4 +133,4 @@ def environment_summary(ctx, env) -> dict:
     if hasattr(env, "describe"):
         return env.describe() | {"detected": ctx.recipe.summary()}
     return {"detected": ctx.recipe.summary(), "python": env.lock.python, "packages": len(env.lock.packages),
-            "pytest_plugins": list(env.lock.plugins)}
+            "pytest_plugins": list(env.lock.plugins), "notes": list(env.notes)}

@@ -12,6 +12,7 @@ gen09's plugin needs.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -27,6 +28,7 @@ from attrs import field, frozen
 
 from gen09_core.errors import EnvironmentFailure
 from gen09_core.testrun.detect import DENIED_PLUGINS, RUNNER_PACKAGES, PythonRecipe
+from gen09_core.testrun.outcomes import last_line
 from gen09_core.testrun.process import clean_env, tail
 
 LOCK_NAME = "gen09.lock"
@@ -120,11 +122,42 @@ def create_venv(venv: Path, python: str | None = None) -> str:
     return str(venv / "bin" / "python")
 
 
+_PROBE = "def test_probe():\n    assert [1] == [1]\n"
+
+
+def pytest_problem(python: str, env: dict) -> str:
+    """"" when the environment's pytest runs a test file with an ``assert`` (which it
+    rewrites) on its interpreter, else the tail of what it printed. pytest 6.0.1, which
+    hpack 4.0.0's tox.ini pins, cannot on Python 3.11: its rewritten code does not compile."""
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "test_gen09_probe.py").write_text(_PROBE, encoding="utf-8")
+        done = subprocess.run([python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_gen09_probe.py"],
+                              cwd=folder, env={**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+                              capture_output=True, text=True)
+    return "" if done.returncode == 0 else tail(done.stdout + done.stderr, 6, 1000)
+
+
+def _pytest_pins(requirements) -> list[str]:
+    """The requirement lines of ``requirements`` that constrain pytest itself."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    pins = []
+    for line in requirements:
+        with contextlib.suppress(InvalidRequirement):
+            requirement = Requirement(line)
+            if requirement.name.lower() == "pytest" and requirement.specifier:
+                pins.append(line)
+    return pins
+
+
 def build_from_recipe(recipe: PythonRecipe, venv: Path, project_dir: Path, install: tuple | None = None,
-                      plugins: tuple | None = None) -> Lock:
+                      plugins: tuple | None = None) -> tuple[Lock, tuple[str, ...]]:
     """Build the venv for ``project_dir`` (the work copy, which the project's build may
     write into, e.g. a generated ``_version.py``) from the recipe, or from the profile's
-    own ``install`` shell commands when given; return its lock."""
+    own ``install`` shell commands when given; return its lock and what the build changed
+    of the recipe. A pytest the repository pins that does not run on this interpreter is
+    replaced by the newest one pip finds (said in the notes); ``EnvironmentFailure`` when
+    pytest still does not run."""
     python = create_venv(venv)
     env = clean_env(venv, **recipe.env)
     had_build = (project_dir / "build").exists()
@@ -149,7 +182,21 @@ def build_from_recipe(recipe: PythonRecipe, venv: Path, project_dir: Path, insta
         _pip(python, list(RUNNER_PACKAGES), project_dir, env, "install pytest and coverage")
     if not had_build:
         shutil.rmtree(project_dir / "build", ignore_errors=True)
-    return capture(python, recipe, plugins)
+    notes = []
+    problem = pytest_problem(python, env)
+    pins = _pytest_pins(recipe.requirements) if install is None else []
+    if problem and pins:
+        _pip(python, ["--upgrade", "pytest"], project_dir, env, "install a pytest that runs on this Python")
+        lock = capture(python, recipe, plugins)
+        errors = [line[1:].strip() for line in problem.splitlines() if line.startswith("E ")]
+        notes.append(f"the repository pins {', '.join(pins)}, which does not run on Python {lock.python} "
+                     f"({errors[-1] if errors else last_line(problem)}): installed "
+                     f"{next(p for p in lock.packages if p.lower().startswith('pytest=='))} instead")
+        problem = pytest_problem(python, env)
+    if problem:
+        raise EnvironmentFailure(f"pytest does not run in the test environment (a test file with one assert "
+                                 f"failed): {problem}")
+    return capture(python, recipe, plugins), tuple(notes)
 
 
 def capture(python: str, recipe: PythonRecipe, plugins: tuple | None = None,
