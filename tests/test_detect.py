@@ -304,3 +304,17 @@ def test_poetry_dependency_groups_become_requirement_lines(tmp_path):
     assert recipe.extras == ("tests",) and recipe.requirements == ()
     recipe = detect(_repo(tmp_path / "older", {"pyproject.toml": old.replace("tests =", "speed ="), "old.py": ""}))
     assert recipe.extras == () and recipe.requirements == ("black (==24.1.0)",)
+
+
+def test_a_string_where_pytest_9_wants_a_list_in_its_own_table_pins_pytest_before_9(tmp_path):
+    # pyee 12.0.0 has [tool.pytest] addopts = "--verbose -s": pytest 9 reads that table and stops
+    # ("expects a list"), the pytest the suite was written for never read it
+    table = "[tool.pytest]\naddopts = \"--verbose -s\"\ntestpaths = [\"tests\"]\n"
+    recipe = detect(_repo(tmp_path / "a", {"pyproject.toml": table, "a.py": ""}))
+    assert recipe.requirements == ("pytest<9",)
+    assert dict(recipe.provenance)["pytest<9"].startswith("pyproject.toml [tool.pytest] addopts is a string")
+    # lists are what pytest 9 wants; and a pytest.ini is read instead of pyproject.toml
+    listed = detect(_repo(tmp_path / "b", {"pyproject.toml": table.replace('"--verbose -s"', '["-s"]'), "b.py": ""}))
+    assert listed.requirements == ()
+    ini = detect(_repo(tmp_path / "c", {"pyproject.toml": table, "pytest.ini": "[pytest]\n", "c.py": ""}))
+    assert ini.requirements == ()

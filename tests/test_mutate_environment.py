@@ -201,3 +201,22 @@ def test_a_pinned_pytest_that_cannot_run_here_is_replaced_and_said(tmp_path):
     # a profile's own install commands are not second-guessed: the failure is said instead
     with pytest.raises(EnvironmentFailure, match="pytest does not run in the test environment"):
         build_from_recipe(recipe, tmp_path / "venv2", repo, install=("python -m pip install -q pytest==6.0.1",))
+
+
+def test_exact_pins_that_cannot_go_together_are_installed_without_them_and_said(tmp_path):
+    # pyee 12.0.0's pip-compiled requirements_dev.txt pins twisted 24.7.0 and incremental 22.10.0,
+    # which that twisted refuses: pip stopped at ResolutionImpossible and so did the run
+    from gen09_core.testrun.detect import detect
+    from gen09_core.testrun.venv import build_from_recipe
+
+    repo = tmp_path / "pinned"
+    repo.mkdir()
+    (repo / "requirements-test.txt").write_text("attrs==19.3.0\ncattrs==23.2.3\npytest<10\n")
+    (repo / "pinned.py").write_text("X = 1\n")
+    recipe = detect(repo)
+    lock, notes = build_from_recipe(recipe, tmp_path / "venv", repo)
+    assert len(notes) == 1 and notes[0].startswith("the repository's pinned test requirements cannot be installed")
+    assert "Cannot install" in notes[0] and "attrs==19.3.0" in notes[0] and "-r " not in notes[0]
+    versions = dict(p.split("==") for p in lock.packages if "==" in p)
+    assert versions["attrs"] != "19.3.0" and versions["cattrs"]  # both installed, attrs new enough
+    assert int(versions["pytest"].split(".")[0]) < 10  # a range is kept

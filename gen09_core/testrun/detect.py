@@ -148,6 +148,7 @@ def detect(repo: Path) -> PythonRecipe:
             break
     tox_extras = _tox(repo, found, installable)
     _legacy_hooks(repo, found)
+    _native_strings(repo, pyproject, found)
     pythonpath, where = _pythonpath(repo, pyproject, setup_cfg, setup_py, name)
     found.add(f"import from {', '.join(pythonpath)}", where)
     addopts, dropped, packages, required, ini = _pytest_options(repo, pyproject, setup_cfg)
@@ -192,6 +193,32 @@ def _legacy_hooks(repo: Path, found: _Found) -> None:
                 found.add("pytest<9", f"{rel.as_posix()}: {node.name}({legacy}), "
                                       "an argument pytest 9 removed")
                 return
+
+
+# pytest 9's own pyproject table ``[tool.pytest]`` takes these options as TOML lists only
+PYTEST9_LISTS = ("addopts", "testpaths", "python_files", "python_classes", "python_functions",
+                 "norecursedirs", "markers", "filterwarnings", "required_plugins", "usefixtures",
+                 "pythonpath", "doctest_optionflags")
+
+
+def _native_table(pyproject: dict) -> dict:
+    """What ``[tool.pytest]`` itself holds (pytest 9 reads it; earlier pytests did not), without
+    its ``ini_options`` table."""
+    table = (pyproject.get("tool") or {}).get("pytest")
+    return {k: v for k, v in table.items() if k != "ini_options"} if isinstance(table, dict) else {}
+
+
+def _native_strings(repo: Path, pyproject: dict, found: _Found) -> None:
+    """Pin ``pytest<9`` when ``[tool.pytest]`` gives an option pytest 9 wants as a list as a
+    string (pyee 12.0.0's ``addopts = "--verbose -s"``: pytest 9 stops at it; the pytest it was
+    written for never read that table)."""
+    if any((repo / name).is_file() for name in ("pytest.ini", ".pytest.ini")):
+        return  # pytest reads that file, not pyproject.toml
+    strings = [k for k, v in _native_table(pyproject).items() if k in PYTEST9_LISTS and isinstance(v, str)]
+    if strings:
+        found.requirements.append("pytest<9")
+        found.add("pytest<9", f"pyproject.toml [tool.pytest] {strings[0]} is a string: pytest 9 reads that "
+                              "table and wants a list there, the pytests before it ignored the table")
 
 
 def _test_module(repo: Path, pyproject: dict, setup_cfg) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 from attrs import field, frozen
+from packaging.specifiers import SpecifierSet
 
 from gen09_core.errors import EnvironmentFailure
 from gen09_core.testrun.detect import DENIED_PLUGINS, RUNNER_PACKAGES, PythonRecipe
@@ -108,9 +109,10 @@ def _pip(python: str, args: list, cwd, env: dict, what: str) -> None:
         done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     except OSError as exc:
         raise EnvironmentFailure(f"could not {what}: {exc}") from None
-    if done.returncode != 0:
-        raise EnvironmentFailure(f"could not {what} (pip exit {done.returncode}): "
-                                 f"{tail(done.stderr or done.stdout, 8, 1500)}")
+    if done.returncode != 0:  # pip's warnings (an index location it ignores, ...) never say why
+        said = [line for line in (done.stdout + done.stderr).splitlines() if not line.startswith("WARNING:")]
+        said = tail("\n".join(said), 12, 2000)
+        raise EnvironmentFailure(f"could not {what} (pip exit {done.returncode}): {said}")
 
 
 def create_venv(venv: Path, python: str | None = None) -> str:
@@ -150,6 +152,55 @@ def _pytest_pins(requirements) -> list[str]:
     return pins
 
 
+def _install_recipe(python: str, recipe: PythonRecipe, reqs: Path, project_dir: Path, env: dict) -> list[str]:
+    """Install the project (with its extras) and the recipe's requirements (written to
+    ``reqs``) in one pip run. When pip finds the requirements' versions cannot go together
+    (pyee 12.0.0's pip-compiled ``requirements_dev.txt`` pins twisted 24.7.0, which needs
+    incremental >= 24.7, and incremental 22.10.0), they are installed again without their
+    exact pins; the note returned says so."""
+    args = [f"{project_dir}[{','.join(recipe.extras)}]" if recipe.extras else str(project_dir)
+            ] if recipe.installable else []
+    if recipe.requirements:
+        args += ["-r", str(reqs)]
+    args += [*recipe.plugin_packages, *RUNNER_PACKAGES]
+    what = "install the repository and its test dependencies"
+    reqs.write_text("\n".join(recipe.requirements) + "\n", encoding="utf-8")
+    try:
+        _pip(python, args, project_dir, env, what)
+        return []
+    except EnvironmentFailure as exc:
+        relaxed = _without_versions(recipe.requirements)
+        if "ResolutionImpossible" not in str(exc) or relaxed == list(recipe.requirements):
+            raise
+        said = next((line for line in str(exc).splitlines() if "Cannot install" in line), "")
+        # pip names a line of the file gen09 wrote: the requirement on it says more
+        cause = re.sub(r"-r \S+ \(line (\d+)\)", lambda m: recipe.requirements[int(m[1]) - 1]
+                       if int(m[1]) <= len(recipe.requirements) else m[0], said[said.find("Cannot install"):])
+        reqs.write_text("\n".join(relaxed) + "\n", encoding="utf-8")
+        _pip(python, args, project_dir, env, f"{what}, even without their exact pins")
+    return [f"the repository's pinned test requirements cannot be installed together "
+            f"(pip: {cause}): installed them without their exact pins"]
+
+
+def _without_versions(requirements) -> list[str]:
+    """``requirements`` with each exact pin (``==``) dropped, its extras and markers kept;
+    ranges (gen09's own ``pytest<9``, ``^6.1`` made ``>=6.1,<7.0``) stay."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    out = []
+    for line in requirements:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            out.append(line)
+            continue
+        if any(spec.operator in ("==", "===") for spec in requirement.specifier):
+            requirement.specifier = SpecifierSet()
+            line = str(requirement)
+        out.append(line)
+    return out
+
+
 def build_from_recipe(recipe: PythonRecipe, venv: Path, project_dir: Path, install: tuple | None = None,
                       plugins: tuple | None = None) -> tuple[Lock, tuple[str, ...]]:
     """Build the venv for ``project_dir`` (the work copy, which the project's build may
@@ -161,17 +212,9 @@ def build_from_recipe(recipe: PythonRecipe, venv: Path, project_dir: Path, insta
     python = create_venv(venv)
     env = clean_env(venv, **recipe.env)
     had_build = (project_dir / "build").exists()
+    notes = []
     if install is None:
-        args = []
-        if recipe.installable:
-            extras = f"[{','.join(recipe.extras)}]" if recipe.extras else ""
-            args.append(f"{project_dir}{extras}")
-        if recipe.requirements:
-            reqs = venv.parent / "gen09-requirements.txt"
-            reqs.write_text("\n".join(recipe.requirements) + "\n", encoding="utf-8")
-            args += ["-r", str(reqs)]
-        _pip(python, [*args, *recipe.plugin_packages, *RUNNER_PACKAGES], project_dir, env,
-             "install the repository and its test dependencies")
+        notes += _install_recipe(python, recipe, venv.parent / "gen09-requirements.txt", project_dir, env)
     else:
         for command in install:
             done = subprocess.run(["bash", "-c", command], cwd=project_dir, env=env, capture_output=True,
@@ -182,7 +225,6 @@ def build_from_recipe(recipe: PythonRecipe, venv: Path, project_dir: Path, insta
         _pip(python, list(RUNNER_PACKAGES), project_dir, env, "install pytest and coverage")
     if not had_build:
         shutil.rmtree(project_dir / "build", ignore_errors=True)
-    notes = []
     problem = pytest_problem(python, env)
     pins = _pytest_pins(recipe.requirements) if install is None else []
     if problem and pins:
