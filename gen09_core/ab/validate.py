@@ -92,7 +92,7 @@ def _pytest_runner(task: Task, python: str | None, folder: Path, base: Path, gol
     from gen09_core.testrun.venv import READY, build_from_recipe, cache_root, capture
 
     recipe = detect(base)
-    built = False
+    built, notes = False, ()
     if python or task.python:
         chosen = python or task.python
         interpreter = str(Path(chosen).absolute()) if "/" in chosen else shutil.which(chosen)
@@ -108,14 +108,15 @@ def _pytest_runner(task: Task, python: str | None, folder: Path, base: Path, gol
         if (venv / READY).exists():
             lock = capture(str(venv / "bin" / "python"), recipe, require=("pytest",))
         else:
-            lock, _ = build_from_recipe(recipe, venv, project)
+            lock, notes = build_from_recipe(recipe, venv, project)
             (venv / READY).write_text("ok\n")
         built = True
         interpreter, source = str(venv / "bin" / "python"), f"detected ({recipe.summary()})"
     plugins = install_plugin(folder / "plugins", warm=True)
     test_env = TestEnv(interpreter, str(plugins), str(venv) if venv else None, recipe.pythonpath,
                        lock.plugins, (), recipe.addopts)
-    return Runner(interpreter, source, test_env, base, gold, recipe.notes, lock.render() if built else None)
+    return Runner(interpreter, source, test_env, base, gold, (*recipe.notes, *notes),
+                  lock.render() if built else None)
 
 
 def _safe(name: str) -> str:
