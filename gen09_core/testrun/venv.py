@@ -225,20 +225,21 @@ def build_from_recipe(recipe: PythonRecipe, venv: Path, project_dir: Path, insta
         _pip(python, list(RUNNER_PACKAGES), project_dir, env, "install pytest and coverage")
     if not had_build:
         shutil.rmtree(project_dir / "build", ignore_errors=True)
-    problem = pytest_problem(python, env)
+    problem, why = pytest_problem(python, env), ""
     pins = _pytest_pins(recipe.requirements) if install is None else []
     if problem and pins:
         _pip(python, ["--upgrade", "pytest"], project_dir, env, "install a pytest that runs on this Python")
-        lock = capture(python, recipe, plugins)
         errors = [line[1:].strip() for line in problem.splitlines() if line.startswith("E ")]
-        notes.append(f"the repository pins {', '.join(pins)}, which does not run on Python {lock.python} "
-                     f"({errors[-1] if errors else last_line(problem)}): installed "
-                     f"{next(p for p in lock.packages if p.lower().startswith('pytest=='))} instead")
-        problem = pytest_problem(python, env)
+        problem, why = pytest_problem(python, env), errors[-1] if errors else last_line(problem)
     if problem:
         raise EnvironmentFailure(f"pytest does not run in the test environment (a test file with one assert "
                                  f"failed): {problem}")
-    return capture(python, recipe, plugins), tuple(notes)
+    lock = capture(python, recipe, plugins)
+    if why:
+        installed = next(p for p in lock.packages if p.lower().startswith("pytest=="))
+        notes.append(f"the repository pins {', '.join(pins)}, which does not run on Python {lock.python} "
+                     f"({why}): installed {installed} instead")
+    return lock, tuple(notes)
 
 
 def capture(python: str, recipe: PythonRecipe, plugins: tuple | None = None,
