@@ -157,30 +157,40 @@ def test_swe_bench_jsonl_with_checkouts(mutated, tmp_path, registry, monkeypatch
     assert validate(task, runner, (ChangedFile(task.file, None, pristine),)).resolved
 
 
-def _src_layout_task(tmp_path, registry):
-    """A SWE-bench task over a src/ layout checkout, with a venv that has the original
-    checkout installed in editable mode; the task and its prepared runner."""
+def _adder_task(tmp_path, registry, name: str, module: str, source: str, tests: str, extra: dict):
+    """A SWE-bench task ``name``-1 whose checkout (``extra`` more files in it) has an ``add``
+    that subtracts in ``source`` (module ``module``) and an old test in ``tests``; the gold
+    patch fixes it and the test patch adds its test. The task and its checkout."""
     from gen09_core.ab.tasks import load
-    from gen09_core.ab.validate import prepare_runner
 
-    checkout = tmp_path / "checkouts" / "calc-1"
-    (checkout / "src" / "calc").mkdir(parents=True)
-    (checkout / "tests").mkdir()
-    (checkout / "pyproject.toml").write_text('[project]\nname = "calc"\nversion = "1"\n'
-                                             '[tool.setuptools.packages.find]\nwhere = ["src"]\n')
-    (checkout / "src" / "calc" / "__init__.py").write_text("def add(a, b):\n    return a - b\n")
-    (checkout / "tests" / "test_old.py").write_text("from calc import add\n\n\ndef test_zero():\n"
-                                                    "    assert add(0, 0) == 0\n")
-    patch = ("--- a/src/calc/__init__.py\n+++ b/src/calc/__init__.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n"
+    checkout = tmp_path / "checkouts" / f"{name}-1"
+    for rel, text in {**extra, source: "def add(a, b):\n    return a - b\n",
+                      f"{tests}test_old.py": f"from {module} import add\n\n\ndef test_zero():\n"
+                                             "    assert add(0, 0) == 0\n"}.items():
+        (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / rel).write_text(text)
+    patch = (f"--- a/{source}\n+++ b/{source}\n@@ -1,2 +1,2 @@\n def add(a, b):\n"
              "-    return a - b\n+    return a + b\n")
-    test_patch = ("--- /dev/null\n+++ b/tests/test_add.py\n@@ -0,0 +1,5 @@\n+from calc import add\n+\n+\n"
+    test_patch = (f"--- /dev/null\n+++ b/{tests}test_add.py\n@@ -0,0 +1,5 @@\n+from {module} import add\n+\n+\n"
                   "+def test_add():\n+    assert add(2, 3) == 5\n")
-    record = {"instance_id": "calc-1", "repo": "calc", "base_commit": "x", "patch": patch,
-              "test_patch": test_patch, "FAIL_TO_PASS": ["tests/test_add.py::test_add"],
-              "PASS_TO_PASS": ["tests/test_old.py::test_zero"], "problem_statement": "add subtracts"}
+    record = {"instance_id": f"{name}-1", "repo": name, "base_commit": "x", "patch": patch,
+              "test_patch": test_patch, "FAIL_TO_PASS": [f"{tests}test_add.py::test_add"],
+              "PASS_TO_PASS": [f"{tests}test_old.py::test_zero"], "problem_statement": "add subtracts"}
     jsonl = tmp_path / "swe.jsonl"
     jsonl.write_text(json.dumps(record) + "\n")
     [task], _ = load(jsonl, registry, tmp_path / "checkouts")
+    return task, checkout
+
+
+def _src_layout_task(tmp_path, registry):
+    """A SWE-bench task over a src/ layout checkout, with a venv that has the original
+    checkout installed in editable mode; the task and its prepared runner."""
+    from gen09_core.ab.validate import prepare_runner
+
+    pyproject = ('[project]\nname = "calc"\nversion = "1"\n'
+                 '[tool.setuptools.packages.find]\nwhere = ["src"]\n')
+    task, checkout = _adder_task(tmp_path, registry, "calc", "calc", "src/calc/__init__.py", "tests/",
+                                 {"pyproject.toml": pyproject})
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "pytest", "-e",
@@ -452,3 +462,17 @@ def test_formats_add_one_arm_per_format_and_probe_each_patch_format(mutated):
     assert "## Edit formats" in (out / "report.md").read_text()
     bad = run_gen09("ab", mutated / "run", "--generator", "template", "--formats", "udiff,yaml", "--out", out)
     assert bad.returncode == 2 and "yaml is not one of" in bad.stderr
+
+
+def test_a_reused_task_environment_says_again_what_its_build_changed(tmp_path, registry, monkeypatch):
+    # a cached environment said nothing of the pins its first build had to drop
+    from gen09_core.ab.validate import prepare_runner
+
+    pins = "attrs==19.3.0\ncattrs==23.2.3\npytest<10\n"
+    task, _ = _adder_task(tmp_path, registry, "pins", "pins", "pins.py", "", {"requirements-test.txt": pins})
+    monkeypatch.setenv("GEN09_CACHE_DIR", str(tmp_path / "cache"))
+    built = prepare_runner(task, None, tmp_path / "work")
+    reused = prepare_runner(task, None, tmp_path / "again")
+    [note] = [n for n in built.notes if "pinned test requirements cannot be installed" in n]
+    assert note in reused.notes and reused.notes == built.notes
+    assert validate(task, reused, (), gold=True).resolved

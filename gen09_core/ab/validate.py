@@ -17,6 +17,7 @@ Where the tests run (a :class:`Runner`, prepared once per task):
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -105,10 +106,13 @@ def _pytest_runner(task: Task, python: str | None, folder: Path, base: Path, gol
         venv = cache_root() / "ab-envs" / key
         project = folder / "install"
         shutil.copytree(base, project, symlinks=True)
+        said = venv / "gen09-notes.json"  # what the first build changed, said again on reuse
         if (venv / READY).exists():
             lock = capture(str(venv / "bin" / "python"), recipe, require=("pytest",))
+            notes = tuple(json.loads(said.read_text(encoding="utf-8"))) if said.exists() else ()
         else:
             lock, notes = build_from_recipe(recipe, venv, project)
+            said.write_text(json.dumps(notes) + "\n", encoding="utf-8")
             (venv / READY).write_text("ok\n")
         built = True
         interpreter, source = str(venv / "bin" / "python"), f"detected ({recipe.summary()})"
