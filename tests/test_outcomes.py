@@ -300,3 +300,34 @@ def test_concurrent_jobs_get_temp_folders_of_their_own(env, tmp_path):
     jobs = [TestJob(f"j{i}", str(repo), str(tmp_path / "jobs")) for i in range(2)]
     runs = list(LocalExecutor(2).run(lambda job: run_job(env, job), jobs))
     assert [r.outcomes for r in runs] == [{"tests/test_tmp.py::test_fixed_name": "passed"}] * 2
+
+
+def test_a_large_record_is_read_a_test_at_a_time(env, tmp_path):
+    # packaging 23.2's 26,854-test runs: reading a record held every phase of every test at
+    # once (peak about seven times the file's size); now one test's phases at a time
+    import os
+    import subprocess
+    import tracemalloc
+
+    (tmp_path / "test_many.py").write_text("import pytest\n\n\n@pytest.mark.parametrize('i', range(4000))\n"
+                                           "def test_many(i):\n    assert i != 3999\n")
+    record = tmp_path / "outcomes.jsonl"
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "gen09_pytest", "-p", "no:cacheprovider"],
+                   cwd=tmp_path, capture_output=True, check=False,
+                   env={**os.environ, "PYTHONPATH": env.plugin_dir, "GEN09_OUTCOMES": str(record)})
+    tracemalloc.start()
+    try:
+        read = outcomes.read(record)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(read.tests) == 4000 and read.finished
+    assert read.outcome("test_many.py::test_many[3999]") == "failed" and len(read.passed()) == 3999
+    assert peak < record.stat().st_size / 2
+    # a killed run: its last test has no teardown and is decided from what it recorded
+    lines = record.read_text().splitlines()
+    cut = next(i for i, line in enumerate(lines) if '"test_many.py::test_many[10]", "when": "teardown"' in line)
+    record.write_text("\n".join(lines[:cut]) + "\n")
+    killed = outcomes.read(record)
+    assert len(killed.tests) == 11 and killed.outcome("test_many.py::test_many[10]") == "passed"
+    assert not killed.finished

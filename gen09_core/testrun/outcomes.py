@@ -94,6 +94,10 @@ def last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
+_PASSED_CALL = TestResult(PASSED, "call")  # shared: most tests of a large suite pass
+_KEPT = ("when", "outcome", "xfail", "subtest", "message", "trace")  # what ``_decide`` reads of a phase
+
+
 def _decide(phases: list) -> TestResult:
     setup = next((p for p in phases if p["when"] == "setup" and not p.get("subtest")), None)
     call = next((p for p in phases if p["when"] == "call" and not p.get("subtest")), None)
@@ -113,7 +117,7 @@ def _decide(phases: list) -> TestResult:
         return TestResult("xfailed" if call.get("xfail") else "skipped", "call")
     if teardown is not None and teardown["outcome"] == "failed":
         return _failure("error", teardown)
-    return TestResult("xpassed" if call.get("xfail") else PASSED, "call")
+    return TestResult("xpassed", "call") if call.get("xfail") else _PASSED_CALL
 
 
 def _failure(outcome: str, phase: dict) -> TestResult:
@@ -123,44 +127,51 @@ def _failure(outcome: str, phase: dict) -> TestResult:
 
 def read(path) -> Record:
     """Read a record written by gen09's pytest plugin; an absent file is an empty,
-    unfinished record, and a torn last line (a killed run) is ignored."""
+    unfinished record, and a torn last line (a killed run) is ignored. Read line by line,
+    each test decided at its teardown: a run of tens of thousands of tests never has more
+    than one test's phases in memory."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+        handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed by the with below
     except OSError:
         return Record()
-    runs: dict = {}
+    tests: dict = {}  # test id -> its outcome, or None while its run is open (first reported first)
+    running: dict = {}  # test id -> the phases of its run so far (until its teardown)
     files: dict = {}
     marked: dict = {}
     collect_errors, finished, exitstatus, stopped, internal = [], False, None, False, ""
     duration = longest = 0.0
-    for line in lines:
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue
-        kind = item.get("kind")
-        if kind == "phase":
-            seconds = float(item.get("duration") or 0.0)
-            duration, longest = duration + seconds, max(longest, seconds)
-            phases = runs.setdefault(item["id"], [])
-            if item["when"] == "setup" and not item.get("subtest") and phases:
-                phases.clear()  # a rerun starts over
-            phases.append(item)
-            if item.get("file"):
-                files[item["id"]] = item["file"]
-            if item.get("marked_flaky"):
-                marked[item["id"]] = True
-        elif kind == "collect_error":
-            collect_errors.append((item.get("id", ""), item.get("message", "")))
-        elif kind == "finish":
-            finished, exitstatus = True, item.get("exitstatus")
-        elif kind == "stopped_early":
-            stopped = True
-        elif kind == "internal_error":
-            internal = item.get("message", "")
-    tests = {test_id: _decide(phases) for test_id, phases in runs.items()}
-    tests = {test_id: result for test_id, result in tests.items() if result.outcome != MISSING}
+    with handle:
+        for line in handle:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            kind = item.get("kind")
+            if kind == "phase":
+                test_id, own = item["id"], not item.get("subtest")
+                seconds = float(item.get("duration") or 0.0)
+                duration, longest = duration + seconds, max(longest, seconds)
+                if item["when"] == "setup" and own:
+                    running[test_id] = []  # a rerun starts over
+                tests.setdefault(test_id, None)
+                running.setdefault(test_id, []).append({k: item[k] for k in _KEPT if k in item})
+                if item["when"] == "teardown" and own:
+                    tests[test_id] = _decide(running.pop(test_id))
+                if item.get("file"):
+                    files[test_id] = item["file"]
+                if item.get("marked_flaky"):
+                    marked[test_id] = True
+            elif kind == "collect_error":
+                collect_errors.append((item.get("id", ""), item.get("message", "")))
+            elif kind == "finish":
+                finished, exitstatus = True, item.get("exitstatus")
+            elif kind == "stopped_early":
+                stopped = True
+            elif kind == "internal_error":
+                internal = item.get("message", "")
+    for test_id, phases in running.items():  # no teardown: a killed run's last test
+        tests[test_id] = _decide(phases)
+    tests = {test_id: result for test_id, result in tests.items() if result and result.outcome != MISSING}
     return Record(tests, tuple(collect_errors), finished, exitstatus, stopped, internal, round(duration, 6),
                   round(longest, 6), {test_id: files[test_id] for test_id in tests if test_id in files},
                   tuple(marked))
