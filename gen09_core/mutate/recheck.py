@@ -8,10 +8,16 @@ will run it, so that no bundle ships a label only a lucky run gave.
    and PASS_TO_PASS tests, in the verifier's order. A FAIL_TO_PASS test that passes now is
    flaky, or failed only in the validation's order (covering tests first, or without the
    tests before it: pathspec 0.12.1's symlink tests read a class attribute the test before
-   them sets, and failed when run first): it leaves every task, with the other
-   parametrizations of the same test. A PASS_TO_PASS test that fails there passed only in
-   the validation's order: it is FAIL_TO_PASS in the verifier's run, and becomes one
-   (``relabelled``; the pristine run above passed it).
+   them sets, and failed when run first). Where the validation ran in another order than
+   the verifier's (``selection = "coverage"`` without a separate confirmation) the mutant's
+   validation run is repeated to tell the two apart: a test that fails there again failed
+   for the order, and becomes PASS_TO_PASS of that task alone, as the verifier's order
+   makes it (``order_dependent_fail_to_pass``; humanize 4.12.3's ``test_naturaldelta``,
+   which fails after ``test_i18n`` changed the locale, had left all 86 tasks); any other
+   is flaky and leaves every task, with the other parametrizations of the same test. A
+   PASS_TO_PASS test that fails there passed only in the validation's order: it is
+   FAIL_TO_PASS in the verifier's run, and becomes one (``relabelled``; the pristine run
+   above passed it).
 
 A task left without FAIL_TO_PASS or PASS_TO_PASS is rejected (``confirm_rejected``, with the
 reason). Two pristine whole-suite runs miss a test that fails one run in five; this stage
@@ -24,6 +30,7 @@ from attrs import evolve
 
 from gen09_core.mutate.baseline import family
 from gen09_core.mutate.confirm import Confirmed
+from gen09_core.mutate.validate import mutant_job
 from gen09_core.testrun.outcomes import PASSED
 
 PRISTINE = "recheck-pristine"
@@ -49,24 +56,44 @@ def recheck_stage(ctx, work, measured, mutants, confirmed: Confirmed, runners) -
                             file_order=baseline.file_order))
     journal.event("recheck", "started", total=len(jobs), completed=0)
     runs = {}
-    for done, run in enumerate(ctx.executor.run(runners.mutant(), jobs), 1):
-        runs[run.job_id] = run
-        journal.event("recheck", "progress", run.job_id, total=len(jobs), completed=done,
-                      detail={"status": run.status, "runner": run.runner, "seconds": round(run.seconds, 3)})
+
+    def run_all(batch: list) -> None:
+        for run in ctx.executor.run(runners.mutant(), batch):
+            runs[run.job_id] = run
+            detail = {"status": run.status, "runner": run.runner, "seconds": round(run.seconds, 3)}
+            journal.event("recheck", "progress", run.job_id, total=len(jobs), completed=len(runs),
+                          detail=detail)
+
+    run_all(jobs)
     pristine = runs[PRISTINE]
     unreliable = {t for t in baseline.stable if pristine.status != "ok" or pristine.outcomes.get(t) != PASSED}
-    flaky = set()
+    passed_now = {}  # mutant id -> its FAIL_TO_PASS tests that passed in the verifier's order
     for mid, verdict in confirmed.accepted.items():
         run = runs[f"recheck-{mid}"]
-        if run.status == "ok":
-            flaky.update(t for t in verdict.fail_to_pass if run.outcomes.get(t) == PASSED)
+        passed = {t for t in verdict.fail_to_pass if run.status == "ok" and run.outcomes.get(t) == PASSED}
+        if passed:
+            passed_now[mid] = passed
+    by_order = {}  # mutant id -> the ones its validation run, repeated, failed again
+    if ctx.options.selection == "coverage" and ctx.options.confirm != "separate" and passed_now:
+        again = {mid: mutant_job(ctx, work, measured, by_id[mid], f"recheck-order-{mid}")[0]
+                 for mid in passed_now}
+        again = {mid: job for mid, job in again.items() if job is not None}
+        jobs += list(again.values())
+        run_all(list(again.values()))
+        for mid, job in again.items():
+            run = runs[job.job_id]
+            if run.status == "ok":
+                by_order[mid] = {t for t in passed_now[mid] if run.outcomes.get(t, "error") != PASSED}
+    flaky = {t for mid, passed in passed_now.items() for t in passed - by_order.get(mid, set())}
     families = {family(t) for t in flaky}
     dropped = unreliable | {t for t in baseline.stable if family(t) in families}
     accepted, rejected, relabelled = {}, dict(confirmed.rejected), 0
     for mid, verdict in confirmed.accepted.items():
         run = runs[f"recheck-{mid}"]
-        f2p = tuple(t for t in verdict.fail_to_pass if t not in dropped)
-        p2p = tuple(t for t in verdict.pass_to_pass if t not in dropped)
+        moved = by_order.get(mid, set())  # PASS_TO_PASS in the verifier's order
+        f2p = tuple(t for t in verdict.fail_to_pass if t not in dropped and t not in moved)
+        kept = moved | set(verdict.pass_to_pass)
+        p2p = tuple(t for t in baseline.stable if t in kept and t not in dropped)
         if run.status == "ok":  # what fails in the verifier's order is FAIL_TO_PASS there
             failing = {t for t in p2p if run.outcomes.get(t) != PASSED}
             relabelled += len(failing)
@@ -82,6 +109,7 @@ def recheck_stage(ctx, work, measured, mutants, confirmed: Confirmed, runners) -
             accepted[mid] = evolve(verdict, fail_to_pass=f2p, pass_to_pass=p2p)
     spent = [runs[j.job_id] for j in jobs]
     recheck = {"unreliable": sorted(unreliable), "flaky_fail_to_pass": sorted(flaky),
+               "order_dependent_fail_to_pass": sorted({t for moved in by_order.values() for t in moved}),
                "dropped": len(dropped), "relabelled": relabelled,
                "rejected": len(confirmed.accepted) - len(accepted),
                "seconds": sum(r.seconds for r in spent), "cpu_seconds": sum(r.cpu_seconds for r in spent)}

@@ -164,11 +164,28 @@ class Validated:
     records: dict
 
 
+def mutant_job(ctx, work, measured, mutant, job_id: str):
+    """The validation job of ``mutant`` (named ``job_id``), the tests it selects and the
+    changed lines they were selected by; the job is None when no stable test covers them."""
+    from gen09_core.testrun.jobs import TestJob
+
+    baseline, options = measured.baseline, ctx.options
+    same_run = options.selection == "coverage" and options.confirm == "same_run"
+    pristine = (work.pristine / mutant.path).read_text(encoding="utf-8")
+    lines = branch_lines(pristine, changed_lines(pristine, mutant.text))
+    tests = (select_tests(baseline, mutant.path, lines, mutant.kind, mutant.span)
+             if options.selection == "coverage" else baseline.stable)
+    if not tests:
+        return None, tests, lines
+    return TestJob(job_id, str(work.pristine), str(work.scratch), {mutant.path: mutant.text},
+                   baseline.stable if same_run else tests, False, measured.timeout,
+                   ctx.config.limits.memory_mb, first=tests if same_run else None,
+                   stall_sec=measured.stall, file_order=baseline.file_order), tests, lines
+
+
 def validate_stage(ctx, work, measured, mutants, runners, records) -> Validated:
     """Run every mutant on the stable tests that can see it (all of them under
     ``selection = "full"``) and judge it; a mutant with a saved verdict is not run again."""
-    from gen09_core.testrun.jobs import TestJob
-
     baseline, options, journal = measured.baseline, ctx.options, ctx.journal
     same_run = options.selection == "coverage" and options.confirm == "same_run"
     verdicts, saved, jobs, todo = {}, {}, [], {}
@@ -179,19 +196,13 @@ def validate_stage(ctx, work, measured, mutants, runners, records) -> Validated:
         if record is not None and record.verdict is not None:
             verdicts[mid], saved[mid] = record.verdict, record
             continue
-        pristine = (work.pristine / mutant.path).read_text(encoding="utf-8")
-        lines = branch_lines(pristine, changed_lines(pristine, mutant.text))
-        tests = (select_tests(baseline, mutant.path, lines, mutant.kind, mutant.span)
-                 if options.selection == "coverage" else baseline.stable)
-        if not tests:
+        job, tests, lines = mutant_job(ctx, work, measured, mutant, mid)
+        if job is None:
             verdicts[mid] = Verdict("uncovered", detail=f"no stable test runs lines {lines[:5]}")
             saved[mid] = records.save(mid, evolve(records.start(mutant), verdict=verdicts[mid]))
             continue
         todo[mid] = tests
-        jobs.append(TestJob(mid, str(work.pristine), str(work.scratch), {mutant.path: mutant.text},
-                            baseline.stable if same_run else tests, False, measured.timeout,
-                            ctx.config.limits.memory_mb, first=tests if same_run else None,
-                            stall_sec=measured.stall, file_order=baseline.file_order))
+        jobs.append(job)
     journal.event("validate", "started", total=len(jobs), completed=0,
                   detail={"selection": options.selection, "decided_without_running": len(verdicts)})
     for done, run in enumerate(ctx.executor.run(runners.mutant(), jobs), 1):
