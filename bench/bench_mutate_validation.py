@@ -158,8 +158,10 @@ def _differences(a: dict, b: dict) -> list[dict]:
         if left is None or right is None:
             out.append({"task": key, "only_in": "first" if right is None else "second"})
         else:
-            out.append({"task": key, "fail_to_pass_only_first": sorted(set(left[0]) - set(right[0])),
-                        "fail_to_pass_only_second": sorted(set(right[0]) - set(left[0]))})
+            sides = {f"{name}_only_{side}": sorted(set(mine) - set(theirs))
+                     for name, i in (("fail_to_pass", 0), ("pass_to_pass", 1))
+                     for side, mine, theirs in (("first", left[i], right[i]), ("second", right[i], left[i]))}
+            out.append({"task": key, **{k: v for k, v in sides.items() if v}})
     return out
 
 
