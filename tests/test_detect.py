@@ -318,3 +318,19 @@ def test_a_string_where_pytest_9_wants_a_list_in_its_own_table_pins_pytest_befor
     assert listed.requirements == ()
     ini = detect(_repo(tmp_path / "c", {"pyproject.toml": table, "pytest.ini": "[pytest]\n", "c.py": ""}))
     assert ini.requirements == ()
+
+
+def test_setup_py_arguments_held_in_module_variables(tmp_path):
+    # textdistance 4.6.3: `extras = {...}` then `setup(extras_require=extras)`; its test extra
+    # (hypothesis) was never installed and no test file collected
+    repo = _repo(tmp_path, {
+        "setup.py": """
+            from setuptools import setup
+            NAME = "td"
+            extras = {"test": ["hypothesis", "pytest"], "docs": ["sphinx"]}
+            extras["all"] = extras["test"] + extras["docs"]
+            setup(name=NAME, extras_require=extras, install_requires=[dep for dep in ()])
+        """, "td.py": ""})
+    recipe = detect(repo)
+    assert recipe.project == "td" and recipe.extras == ("test",)
+    assert "extra [test] (setup.py extras_require test)" in recipe.summary()

@@ -275,19 +275,24 @@ def _ini(path: Path, label: str) -> configparser.ConfigParser:
 
 
 def _setup_py(path: Path) -> dict:
-    """Literal keyword arguments of the ``setup(...)`` call (nothing is executed)."""
+    """Literal keyword arguments of the ``setup(...)`` call (nothing is executed); an argument
+    that names a module-level variable gets the literal that variable was assigned
+    (textdistance 4.6.3: ``extras = {...}`` … ``setup(extras_require=extras)``)."""
     if not path.is_file():
         return {}
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (SyntaxError, ValueError, UnicodeDecodeError):
         return {}
+    assigned = {node.targets[0].id: node.value for node in tree.body
+                if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup":
             out = {}
             for kw in node.keywords:
+                value = assigned.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
                 try:
-                    out[kw.arg] = ast.literal_eval(kw.value)
+                    out[kw.arg] = ast.literal_eval(value)
                 except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                     continue
             return out
