@@ -334,3 +334,16 @@ def test_setup_py_arguments_held_in_module_variables(tmp_path):
     recipe = detect(repo)
     assert recipe.project == "td" and recipe.extras == ("test",)
     assert "extra [test] (setup.py extras_require test)" in recipe.summary()
+
+
+def test_an_editable_project_line_pip_reads_from_the_repository(tmp_path):
+    # croniter 3.0.3: requirements/test.txt includes base.txt, whose `-e .` pip (run from the
+    # repository) reads as the project itself; passed on, pip got the project twice and stopped
+    repo = _repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='cron')\n", "cron.py": "",
+        "requirements/base.txt": "python_dateutil\n-e .\n",
+        "requirements/test.txt": "-r base.txt\npytz\n",
+    })
+    recipe = detect(repo)
+    assert recipe.requirements == ("python_dateutil", "pytz")
+    assert recipe.installable and recipe.extras == ()

@@ -443,10 +443,11 @@ _SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?(\.[./]*?)/?(?:\[([^\
 
 def _self_extras(line: str, folder: Path, repo: Path) -> list[str] | None:
     """The extras of a requirement line naming the project itself — a path that is the
-    repository from ``folder`` (``-e .[test]``; ``-e ..`` in ``tests/requirements.txt``) — else
-    None."""
+    repository from ``folder`` (``-e .[test]``; ``-e ..`` in ``tests/requirements.txt``) or
+    from the repository, where pip run from there resolves it (croniter 3.0.3's ``-e .`` in
+    ``requirements/base.txt``) — else None."""
     match = _SELF.match(line)
-    if not match or (folder / match.group(1)).resolve() != repo.resolve():
+    if not match or repo.resolve() not in {(base / match.group(1)).resolve() for base in (folder, repo)}:
         return None
     return [e.strip() for e in (match.group(2) or "").split(",") if e.strip()]
 
