@@ -85,6 +85,11 @@ def test_no_tests_collected_says_whether_the_source_ships_test_files(tmp_path):
     broken = Baseline((), (), (), {}, 0.0, problems=("test_core.py: E   NameError: name 'settings' is not defined",))
     message = no_stable_tests(broken, "python-pytest", tmp_path, "install the project pkg")
     assert "make the test files importable" in message and "test_paths" not in message
+    # markdown2 2.5.0's test module yields its cases (nose style): nothing to install would help
+    yields = Baseline((), (), (), {}, 0.0, problems=("test/test_markdown2.py: 'yield' keyword is allowed in "
+                                                     "fixtures, but not in tests (test_cases)",))
+    message = no_stable_tests(yields, "python-pytest", tmp_path, "install the project markdown2")
+    assert "nose-style generator tests" in message and "importable" not in message
 
 
 def test_a_test_the_repository_marks_flaky_is_flaky_though_it_passed_twice():

@@ -311,6 +311,9 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
                f"[\"python -m pip install . {' '.join(modules)}\"]")
     elif "fixture" in problem and "not found" in problem:
         fix = f"{setup} install the pytest plugin that provides it (profiles.{profile}.install)"
+    elif "'yield' keyword is allowed in fixtures, but not in tests" in problem:
+        fix = ("make the suite one pytest can run: its tests yield their cases (nose-style generator "
+               "tests, markdown2 2.5.0), which pytest no longer runs; written as parametrized tests they can")
     elif "internal error" in problem:
         fix = ("make the suite one pytest can run: a module it imported ended the run (a test module "
                "that calls unittest.main() or sys.exit() when imported cannot run under pytest)")
