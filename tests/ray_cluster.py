@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gen09_core.testrun.process import in_sessions
+from gen09_core.testrun.gen09_guard import in_sessions
 
 RAY = str(Path(sys.executable).with_name("ray"))
 HOST = "127.0.0.1"

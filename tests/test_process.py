@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from gen09_core.testrun import process
 from gen09_core.testrun.process import clean_env, run_limited
 
 DRIVER = textwrap.dedent("""
@@ -63,21 +64,38 @@ def test_a_signal_to_gen09_ends_the_test_processes_it_started(tmp_path, signum):
     assert not [p for p in pids if _alive(p)]
 
 
-def test_a_sigkill_to_gen09_ends_the_test_processes_it_started(tmp_path):
-    # a SIGKILL cannot be caught: the test process dies with the thread that started it
+def test_a_sigkill_to_gen09_ends_the_test_processes_it_started_and_what_they_started(tmp_path):
+    # a SIGKILL cannot be caught: the test process dies with the thread that started it, and
+    # gen09's guardian ends what it started (before it, each shell's `sleep` ran on)
     for i in range(2):
         (tmp_path / str(i)).mkdir()
     driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(tmp_path)])
     pid_files = [tmp_path / str(i) / "pids" for i in range(2)]
     _wait_for(pid_files)
-    shells = [int(f.read_text().split()[0]) for f in pid_files]  # what each shell started is its own
-    assert all(_alive(p) for p in shells)
+    pids = [int(x) for f in pid_files for x in f.read_text().split()]  # each shell and its sleep
+    assert all(_alive(p) for p in pids)
     driver.kill()
     assert driver.wait(timeout=60) == -signal.SIGKILL
     deadline = time.monotonic() + 30
-    while any(_alive(p) for p in shells) and time.monotonic() < deadline:
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [p for p in shells if _alive(p)]
+    assert not [p for p in pids if _alive(p)]
+
+
+def test_the_guardian_leaves_alone_the_sessions_gen09_ended(tmp_path):
+    # gen09 ended this session itself and said so: a process that later took it up is not killed
+    guardian = subprocess.Popen([sys.executable, str(Path(process.__file__).with_name("gen09_guard.py"))],
+                                stdin=subprocess.PIPE)
+    kept = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    left = subprocess.Popen(["sh", "-c", "sleep 300 & wait"], start_new_session=True)
+    try:
+        guardian.communicate(f"+{kept.pid}\n+{left.pid}\n-{kept.pid}\n".encode(), timeout=60)
+        assert left.wait(timeout=30) == -signal.SIGKILL
+        assert kept.poll() is None
+    finally:
+        for proc in (kept, left):
+            proc.kill()
+            proc.wait()
 
 
 def test_a_timeout_ends_the_whole_group(tmp_path):

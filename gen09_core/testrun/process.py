@@ -16,16 +16,20 @@ import os
 import resource
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 from attrs import frozen
 
+from gen09_core.testrun.gen09_guard import kill_sessions
+
 _DROP_PREFIXES = ("PYTEST_", "COV_CORE", "COVERAGE_", "GEN09_")
 _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 _live: set[int] = set()  # process groups gen09 started and has not yet ended
 launching = threading.RLock()  # held from starting a process group to noting it (see children_end_with_us)
+_guardian: int | None = None  # the writing end of the pipe to gen09_guard.py
 _DROP = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONSAFEPATH")
 
 
@@ -191,31 +195,34 @@ def clean_env(venv: str | Path | None = None, **extra: str) -> dict:
     return env
 
 
+def _tell_guardian(line: str) -> None:
+    """Write ``line`` to gen09's guardian (``gen09_guard.py``), started with the first session:
+    it ends what is left of gen09's sessions when gen09 ends, even of a SIGKILL."""
+    global _guardian
+    if _guardian is None:
+        read, _guardian = os.pipe()  # neither end is inherited by what gen09 starts later
+        try:
+            os.posix_spawn(sys.executable, [sys.executable, str(Path(__file__).with_name("gen09_guard.py"))],
+                           os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, read, 0)], setsid=True)
+        except (OSError, NotImplementedError):  # no setsid for posix_spawn on this platform
+            pass  # no guardian: a signal to gen09 still ends its sessions, a SIGKILL their leaders
+        finally:
+            os.close(read)
+    with contextlib.suppress(OSError):  # a guardian that is gone (or never started) is not gen09's failure
+        os.write(_guardian, line.encode())
+
+
 def started(pid: int) -> None:
-    """Note a process group gen09 started (its leader's pid), so a signal to gen09 ends it."""
+    """Note a session gen09 started (its leader's pid), so that a signal to gen09, or gen09's
+    end however it comes, ends it."""
     _live.add(pid)
+    _tell_guardian(f"+{pid}\n")
 
 
 def ended(pid: int) -> None:
-    """Forget a process group that has been ended."""
+    """Forget a session that has been ended."""
     _live.discard(pid)
-
-
-def in_sessions(sessions) -> list[int]:
-    """The live (not zombie) processes of the ``sessions`` (session ids), read from Linux's
-    ``/proc``; none where there is no ``/proc``. Every process group gen09 starts leads a
-    session of its own, whose id is its pid."""
-    found = []
-    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()  # state, ppid, pgrp, session
-        except (OSError, IndexError):
-            continue
-        if fields[0] not in "ZX" and int(fields[3]) in sessions:
-            found.append(int(entry.name))
-    return found
+    _tell_guardian(f"-{pid}\n")
 
 
 @contextlib.contextmanager
@@ -232,12 +239,7 @@ def children_end_with_us():
 
     def handler(signum, frame):
         with launching:  # a group another thread is starting right now is noted first, then ended
-            for pid in list(_live):
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(pid, signal.SIGKILL)
-            for pid in in_sessions(_live):  # a warm worker's or fork server's child has a group of its own
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
+            kill_sessions(set(_live))  # a warm worker's or fork server's child has a group of its own
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
