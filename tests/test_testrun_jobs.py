@@ -62,6 +62,28 @@ def test_coverage_records_which_test_ran_which_line(runner_env, tmp_path):
     assert run.coverage["lib.py"][2][0] is run.coverage["lib.py"][3][0]
 
 
+def test_coverage_counts_the_lines_a_tests_python_subprocess_ran_for_that_test(runner_env, tmp_path):
+    # a CLI module the tests only run as `python -m cli` was never measured, so never mutated
+    repo = repo_with_tests(tmp_path, """
+        import os, subprocess, sys
+        def test_cli():
+            done = subprocess.run([sys.executable, "-m", "cli", "x"], capture_output=True, text=True)
+            assert (done.stdout, done.stderr) == ("hi x chained\\n", "")  # its output is its own
+        def test_other():
+            assert "GEN09_COV_TEST" not in os.environ or os.environ["GEN09_COV_TEST"].endswith("test_other")
+        """)
+    (repo / "cli.py").write_text("import os, sys\n\n\ndef main(name):\n    print('hi', name, os.environ['SHADOWED'])\n\n\n"
+                                 "if __name__ == '__main__':\n    main(sys.argv[1])\n")
+    # the repository's own sitecustomize (on PYTHONPATH after gen09's) still runs in the subprocess
+    (repo / "sitecustomize.py").write_text("import os\nos.environ['SHADOWED'] = 'chained'\n")
+    run = run_job(runner_env, TestJob("cov", str(repo), str(tmp_path / "jobs"), coverage=True))
+    assert run.outcomes == {"tests/test_it.py::test_cli": "passed", "tests/test_it.py::test_other": "passed"}
+    assert run.coverage["cli.py"][5] == ["tests/test_it.py::test_cli"]
+    assert run.coverage["cli.py"][9] == ["tests/test_it.py::test_cli"]
+    plain = run_job(runner_env, TestJob("plain", str(repo), str(tmp_path / "jobs")))
+    assert plain.outcomes == run.outcomes  # measuring changed nothing the tests see
+
+
 def test_memory_and_time_limits_do_not_leak_into_the_parent():
     import resource
 

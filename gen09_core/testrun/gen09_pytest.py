@@ -13,7 +13,9 @@ Environment variables (each optional):
   ``{"contexts": [node ids], "files": {file: {line: [indices into contexts]}}}``; lines run
   outside any test get the context ``""``.
   The repository's own coverage configuration is ignored, and coverage's warnings can
-  never be turned into errors by the repository's ``filterwarnings``.
+  never be turned into errors by the repository's ``filterwarnings``. Where the folder
+  ``gen09_subcov`` lies beside this file, the Python subprocesses a test starts are measured
+  too (see its ``sitecustomize.py``) and their lines count for that test.
 
 Only the standard library, pytest and (for coverage) coverage.py are imported: this file
 is copied verbatim into every bundle.
@@ -22,6 +24,7 @@ is copied verbatim into every bundle.
 import functools
 import json
 import os
+import shutil
 import time
 import warnings
 
@@ -45,8 +48,20 @@ def _start_coverage():
     _quiet(_cov.start)
 
 
+def _measure_subprocesses():
+    """Put ``gen09_subcov`` first on the ``PYTHONPATH`` the tests' subprocesses inherit, with
+    the folder for their results and the work copy's root."""
+    folder = os.environ["GEN09_COV_FILE"] + ".sub"
+    os.makedirs(folder, exist_ok=True)
+    os.environ.update(GEN09_SUBCOV_DIR=folder, GEN09_SUBCOV_ROOT=os.getcwd(),
+                      PYTHONPATH=os.pathsep.join(filter(None, (_SUBCOV, os.environ.get("PYTHONPATH")))))
+
+
+_SUBCOV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen09_subcov")
 if os.environ.get("GEN09_COV_FILE"):
     _start_coverage()  # at import: conftest files and the package import are measured too
+    if os.path.isdir(_SUBCOV):
+        _measure_subprocesses()
 
 
 def _ids(variable):
@@ -201,9 +216,11 @@ def pytest_runtest_protocol(item, nextitem):
     none of them failed."""
     if _cov is not None:
         _quiet(_cov.switch_context, item.nodeid)
+        os.environ["GEN09_COV_TEST"] = item.nodeid  # a subprocess's lines are this test's
     yield
     if _cov is not None:
         _quiet(_cov.switch_context, "")
+        os.environ.pop("GEN09_COV_TEST", None)
     if item.nodeid in _state["first"]:
         _state["left"] -= 1
         if _state["left"] == 0 and not _state["dirty"] and nextitem is not None:
@@ -253,5 +270,24 @@ def _save_coverage(path):
             lines[str(line)] = [index.setdefault(c, len(index)) for c in contexts]
         if lines:
             out[real[len(root):].replace(os.sep, "/")] = lines
+    _add_subprocesses(out, index, path + ".sub")
     with open(path, "w", encoding="utf-8") as handle:
         json.dump({"contexts": list(index), "files": out}, handle)
+
+
+def _add_subprocesses(out, index, folder):
+    """Add to ``out`` the lines the tests' subprocesses ran (``gen09_subcov``'s results in
+    ``folder``), each for the test that started it; the folder is removed."""
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                ran = json.load(handle)
+        except (OSError, ValueError):
+            continue  # a ".tmp" a killed subprocess left
+        context = index.setdefault(ran["test"], len(index))
+        for rel, lines in ran["files"].items():
+            for line in lines:
+                contexts = out.setdefault(rel, {}).setdefault(str(line), [])
+                if context not in contexts:
+                    contexts.append(context)
+    shutil.rmtree(folder, ignore_errors=True)

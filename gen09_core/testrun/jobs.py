@@ -123,14 +123,21 @@ class TestRun:
     uncollected: tuple[str, ...] = ()  # what pytest could not collect (test files, mostly)
 
 
-def install_plugin(folder: Path, warm: bool = False) -> Path:
-    """Copy gen09's pytest plugin and the outcome reader (and, with ``warm``, the warm-worker
-    plugin, its swap planner and the fork server) into ``folder``; returns it, absolute
-    (test processes run in other folders)."""
+SUBCOV = "gen09_subcov"  # the folder of the plugin's coverage of the tests' subprocesses
+
+
+def install_plugin(folder: Path, warm: bool = False, coverage: bool = True) -> Path:
+    """Copy gen09's pytest plugin, the outcome reader, with ``coverage`` the plugin's
+    coverage of the tests' subprocesses, and with ``warm`` the warm-worker plugin, its swap
+    planner and the fork server into ``folder``; returns it, absolute (test processes run in
+    other folders)."""
     folder = Path(folder).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     here = Path(__file__).parent
     shutil.copyfile(here / "gen09_pytest.py", folder / "gen09_pytest.py")
+    if coverage:
+        (folder / SUBCOV).mkdir(exist_ok=True)
+        shutil.copyfile(here / SUBCOV / "sitecustomize.py", folder / SUBCOV / "sitecustomize.py")
     if warm:
         shutil.copyfile(here / "gen09_warm.py", folder / "gen09_warm.py")
         shutil.copyfile(here / "gen09_swap.py", folder / "gen09_swap.py")
