@@ -98,6 +98,16 @@ def hidden_test_files(spec: TaskSpec, files: list[str]) -> list[str]:
     return sorted(out)
 
 
+SUITE_FOLDERS = {"test", "tests", "testing", "testdata", "test_data", "fixtures"}
+
+
+def _suite_file(rel: str) -> bool:
+    """A file of the test suite's own: in a test folder, or a test module (PyJWT 2.9.0's
+    ``tests/keys/testkey_rsa.priv``, ecdsa's ``test_keys.py``: keys made for the tests)."""
+    path = PurePosixPath(rel)
+    return bool(set(path.parts[:-1]) & SUITE_FOLDERS) or path.name.startswith("test")
+
+
 def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: list[str],
            tasks_dir: Path, pristine_block: str) -> Path:
     """Write one bundle under ``tasks_dir/<task_id>`` (built aside, then renamed in).
@@ -117,7 +127,7 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
     # tests inline in the source): restoring it would undo the mutation and every nop would pass
     hidden = [rel for rel in hidden if rel != spec.path]
     f2p_files = [rel for rel in f2p_files if rel != spec.path]
-    skipped_credentials, skipped_traces = [], []
+    skipped_credentials, skipped_traces, test_keys = [], [], []
     for rel in files:
         if rel in f2p_files:
             continue
@@ -125,7 +135,7 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
         if rel == spec.path:
             data = spec.mutant_text.encode("utf-8")
         elif is_credential(rel, data):
-            skipped_credentials.append(rel)
+            (test_keys if _suite_file(rel) else skipped_credentials).append(rel)
             continue
         elif is_trace(rel):  # a backup may hold the pristine code (uritemplate 4.1.1 ships a .swp)
             skipped_traces.append(rel)
@@ -139,6 +149,7 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
     if problems:
         shutil.rmtree(tmp, ignore_errors=True)
         raise ValueError("; ".join(problems))
+    hidden = sorted({*hidden, *test_keys})  # the suite's keys: out of the snapshot, there when it is graded
     for rel in hidden:
         target = tmp / "tests" / "hidden" / rel
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -151,7 +162,10 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
     _write(tmp / "environment" / lock_name, settings.lock.render())
     _write(tmp / "solution" / "solve.sh", solve_sh(spec), executable=True)
     _write(tmp / "tests" / "test.sh", flavour.test_sh() if flavour else test_sh(settings), executable=True)
-    (flavour.install_runner if flavour is not None else install_plugin)(tmp / "tests" / "runner")
+    if flavour is not None:
+        flavour.install_runner(tmp / "tests" / "runner")
+    else:
+        install_plugin(tmp / "tests" / "runner", coverage=False)  # a verifier measures no coverage
     _write(tmp / "tests" / "tests.txt", "".join(t + "\n" for t in tests))
     test_files = ordered_files(tests, settings.file_order)  # the order the validation ran them in
     _write(tmp / "tests" / "files.txt", "".join(f + "\n" for f in test_files))
@@ -161,6 +175,9 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
     adaptations = list(settings.adaptations)
     if skipped_credentials:
         adaptations.append(f"credential-like files left out of the snapshot: {len(skipped_credentials)}")
+    if test_keys:
+        adaptations.append(f"credential-like files of the test suite restored by the verifier, not in the "
+                           f"snapshot: {len(test_keys)}")
     if skipped_traces:
         adaptations.append(f"backup or compiled files left out of the snapshot: {len(skipped_traces)}")
     digests = {

@@ -12,9 +12,12 @@ from pathlib import Path, PurePosixPath
 
 CREDENTIAL_NAMES = re.compile(
     r"^(\.env(\..*)?|\.netrc|\.pypirc|\.npmrc|\.git-credentials|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|"
-    r".*\.(pem|key|p12|pfx|keystore)|credentials(\.json)?|secrets?\.(json|ya?ml|toml))$")
+    r".*\.(key|p12|pfx|keystore)|credentials(\.json)?|secrets?\.(json|ya?ml|toml))$")  # a .pem: by content
 CREDENTIAL_TEXT = re.compile(
-    r"AKIA[0-9A-Z]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----|gh[pousr]_[A-Za-z0-9]{36}|"
+    r"AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36}|"
+    # a private key's PEM block: its header, then key material (in a string literal, maybe after
+    # header fields), not the header alone, which a key parser and its documentation name
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:\\n|[\s\"'+(,]|[\w-]+: [^\n]*)*[A-Za-z0-9+/]{40}|"
     r"xox[abpr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9]{32,}")
 TRACE_SUFFIXES = (".pyc", ".pyo", ".orig", ".rej", ".bak", ".swp", ".swo", "~")
 TRACE_DIRS = {".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
