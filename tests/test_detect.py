@@ -2,6 +2,7 @@
 groups, requirements files, tox deps, import roots, addopts plugins, SCM versions, and a
 clear BadInput for a file that cannot be read."""
 
+import sys
 import textwrap
 
 import pytest
@@ -84,6 +85,48 @@ def test_dependency_groups_requirements_files_and_tox(tmp_path):
     assert "black" not in recipe.requirements  # dev is only a fallback
     assert any("py38: oldthing" in note for note in recipe.notes)
     assert any("{[base]deps}" in note for note in recipe.notes)
+
+
+@pytest.mark.parametrize("where", ["setup.py", "setup.cfg"])
+def test_setuptools_tests_require_is_the_test_group(tmp_path, where):
+    # num2words 0.5.13 names delegator.py only in setup(tests_require=...): tests/test_cli.py did not collect
+    files = {"setup.py": "from setuptools import setup\nsetup(name='n2w', tests_require=['delegator.py'])\n"}
+    if where == "setup.cfg":
+        files = {"setup.py": "from setuptools import setup\nsetup()\n",
+                 "setup.cfg": "[metadata]\nname = n2w\n[options]\ntests_require =\n    delegator.py\n"}
+    recipe = detect(_repo(tmp_path, {**files, "n2w.py": "", "requirements-dev.txt": "black\n"}))
+    assert recipe.requirements == ("delegator.py",)  # and no fallback to the dev requirements
+    assert ("requirements", f"{where} {'[options] ' if where == 'setup.cfg' else ''}tests_require") \
+        in recipe.provenance
+
+
+def test_tox_lines_for_this_pythons_environment_are_read(tmp_path):
+    # ecdsa 0.19.0: `py{27,...,311,312,py,py3}: hypothesis` was ignored as conditional, hypothesis
+    # never installed and 8 of its test files did not collect
+    here = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    repo = _repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='ec')\n", "ec.py": "",
+        "tox.ini": f"""
+            [tox]
+            envlist = py26, {{{here},py312}}-{{fast,slow}}, lint
+            [testenv]
+            extras =
+                fast: speed
+                lint: style
+            deps =
+                py{{26,27,{here[2:]}}}: hypothesis
+                py26: unittest2
+                {here}-!slow: pytest-xdist
+                {here}-slow: pytest-timeout
+                lint,py312: flake8
+                coverage
+            """,
+    })
+    recipe = detect(repo)
+    assert recipe.requirements == ("hypothesis", "pytest-xdist", "coverage")  # environment {here}-fast
+    assert recipe.extras == ("speed",)
+    assert any("unittest2" in note and f"{here}-fast" in note for note in recipe.notes)
+    assert dict(recipe.provenance)["tox deps"] == f"tox.ini [testenv] deps (environment {here}-fast)"
 
 
 def test_tox_environment_substitutions_take_their_default(tmp_path):
@@ -347,3 +390,15 @@ def test_an_editable_project_line_pip_reads_from_the_repository(tmp_path):
     recipe = detect(repo)
     assert recipe.requirements == ("python_dateutil", "pytz")
     assert recipe.installable and recipe.extras == ()
+
+
+def test_a_project_line_with_pip_options_is_the_project(tmp_path):
+    # frozenlist 1.4.1: requirements/dev.txt's `-e . --config-settings=pure-python=false` was
+    # passed on as a requirement: pip got the project twice (ResolutionImpossible, exit 3)
+    repo = _repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='fl')\n", "fl.py": "",
+        "requirements/dev.txt": "-e .[speed] --config-settings=pure-python=false\n-r ci.txt\n",
+        "requirements/ci.txt": "pytest==7.4.3\n",
+    })
+    recipe = detect(repo)
+    assert recipe.requirements == ("pytest==7.4.3",) and recipe.extras == ("speed",)

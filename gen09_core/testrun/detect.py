@@ -8,9 +8,9 @@ error messages can say where it came from. Detected, in this order:
   metadata and generated version files work; an SCM-versioned build (setuptools-scm,
   hatch-vcs, ...) gets ``SETUPTOOLS_SCM_PRETEND_VERSION`` since the work copy has no ``.git``;
 - test dependencies: extras and PEP 735 dependency groups named ``test``/``tests``/
-  ``testing``, ``tests_require``-style requirement files (of files named for Python
-  versions, the one for this Python), ``tox.ini`` ``[testenv]`` ``deps``/``extras``; only
-  when none of these exists, the ``dev`` ones;
+  ``testing``, setuptools' ``tests_require``, ``tests_require``-style requirement files (of
+  files named for Python versions, the one for this Python), ``tox.ini`` ``[testenv]``
+  ``deps``/``extras``; only when none of these exists, the ``dev`` ones;
 - where the package is imported from (``src`` or the repository root);
 - pytest's ``addopts``: options of plugins that would change how gen09 measures
   (coverage, xdist, reruns, random order, lint-as-test plugins) are dropped, those of
@@ -141,7 +141,7 @@ def detect(repo: Path) -> PythonRecipe:
     groups = {"pyproject.toml [dependency-groups] {name}": _groups(pyproject.get("dependency-groups") or {}),
               "pyproject.toml [tool.pdm.dev-dependencies] {name}":
                   ((pyproject.get("tool") or {}).get("pdm") or {}).get("dev-dependencies") or {},
-              **_poetry_groups(pyproject, found)}
+              **_poetry_groups(pyproject, found), **_tests_require(setup_cfg, setup_py)}
     for names, files in ((TEST_NAMES, TEST_REQUIREMENTS), (DEV_NAMES, DEV_REQUIREMENTS)):
         _collect(repo, names, files, extras, groups, found, installable)
         if found.extras or found.requirements:
@@ -326,6 +326,19 @@ def _extras(pyproject, setup_cfg, setup_py) -> dict:
     return extras
 
 
+def _tests_require(setup_cfg, setup_py) -> dict:
+    """setuptools' ``tests_require`` (setup.py's literal, setup.cfg's ``[options]``) as the
+    ``test`` group: num2words 0.5.13 names ``delegator.py`` there and nowhere else."""
+    out = {}
+    listed = setup_py.get("tests_require")
+    if isinstance(listed, str | list | tuple) and listed:
+        out["setup.py tests_require"] = {"test": _lines(listed) if isinstance(listed, str) else list(listed)}
+    listed = setup_cfg.get("options", "tests_require", fallback="")
+    if _lines(listed):
+        out["setup.cfg [options] tests_require"] = {"test": _lines(listed)}
+    return out
+
+
 def _groups(groups: dict) -> dict:
     """PEP 735 dependency groups, each with the groups it includes resolved."""
     return {name: _group(groups, name) for name in groups}
@@ -388,7 +401,8 @@ def _collect(repo, names, files, extras, groups, found, installable) -> None:
         for where, tables in groups.items():
             if name in tables:
                 found.requirements += _checked(tables[name], where.format(name=name))
-                found.add(f"dependency group {name}", where.format(name=name))
+                found.add(f"dependency group {name}" if "{name}" in where else "requirements",
+                          where.format(name=name))
     paths = dict.fromkeys(path for pattern in files for path in sorted(glob.glob(str(repo / pattern))))
     for path in _for_this_python(list(paths), found):  # (two patterns may match one file)
         rel = Path(path).relative_to(repo).as_posix()
@@ -438,7 +452,9 @@ def _checked(items, where: str) -> list[str]:
     return out
 
 
-_SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?(\.[./]*?)/?(?:\[([^\]]*)\])?$")
+# the project named by its path, maybe with pip options after it (frozenlist 1.4.1's
+# `-e . --config-settings=pure-python=false`): gen09 installs the project itself
+_SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?(\.[./]*?)/?(?:\[([^\]]*)\])?(?:\s+-.*)?$")
 
 
 def _self_extras(line: str, folder: Path, repo: Path) -> list[str] | None:
@@ -504,6 +520,36 @@ def _tox_expand(text: str, repo: Path) -> str:
     return re.sub(r"\{env:[^:{}]+:([^{}]*)\}", r"\1", text)
 
 
+def _tox_names(text: str) -> list[str]:
+    """tox's comma- or space-separated names with their ``{a,b}`` alternatives expanded, in
+    order: ``py{38,39}-x, lint`` is ``py38-x``, ``py39-x``, ``lint``."""
+    names = []
+    for item in re.findall(r"(?:[^,\s{}]|\{[^{}]*\})+", text):
+        group = re.search(r"\{([^{}]*)\}", item)
+        names += _tox_names(",".join(item[:group.start()] + alt.strip() + item[group.end():]
+                                     for alt in group.group(1).split(","))) if group else [item]
+    return names
+
+
+def _tox_env(tox) -> str:
+    """The tox environment for this Python: the first of ``envlist`` with its factor
+    (``py311``), else that factor alone — what ``tox -e py311`` would run."""
+    here = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    envs = _tox_names(tox.get("tox", "envlist", fallback="")) if tox.has_section("tox") else []
+    return next((env for env in envs if here in env.split("-")), here)
+
+
+def _tox_applies(line: str, env: str) -> bool | None:
+    """Whether a ``deps``/``extras`` line is for the environment ``env``: None when it has no
+    factor condition (``py{38,39}-x, !lint: ...``: one alternative whose factors all hold)."""
+    condition = re.match(r"^([\w!,.{}-]+):(\s|$)", line)
+    if condition is None:
+        return None
+    factors = set(env.split("-"))
+    return any(all((f[1:] not in factors) if f.startswith("!") else (f in factors) for f in alt.split("-"))
+               for alt in _tox_names(condition.group(1)))
+
+
 def _tox(repo: Path, found: _Found, installable: bool) -> list[str]:
     path = repo / "tox.ini"
     if not path.is_file():
@@ -511,22 +557,30 @@ def _tox(repo: Path, found: _Found, installable: bool) -> list[str]:
     tox = _ini(path, "tox.ini")
     if not tox.has_section("testenv"):
         return []
+    env = _tox_env(tox)
     extras = []
-    for extra in re.split(r"[\s,]+", _tox_expand(tox.get("testenv", "extras", fallback=""), repo)):
-        if not extra or re.match(r"^[\w!,.-]+:", extra) or not installable or found.extras:
-            continue  # a conditional line; an extra only when the project names none of its own
-        if not re.fullmatch(r"[A-Za-z0-9][\w.-]*", extra):
-            found.notes.append(f"tox.ini [testenv] extras: not an extra name, ignored: {extra}")
-            continue
-        extras.append(extra)
-        found.add(f"extra [{extra}]", "tox.ini [testenv] extras")
+    for line in _lines(_tox_expand(tox.get("testenv", "extras", fallback=""), repo)):
+        applies = _tox_applies(line, env)
+        if applies is False or not installable or found.extras:
+            continue  # not for this Python's environment; extras only when the project names none itself
+        for extra in re.split(r"[\s,]+", line.split(":", 1)[1] if applies else line):
+            if not extra:
+                continue
+            if not re.fullmatch(r"[A-Za-z0-9][\w.-]*", extra):
+                found.notes.append(f"tox.ini [testenv] extras: not an extra name, ignored: {extra}")
+                continue
+            extras.append(extra)
+            found.add(f"extra [{extra}]", "tox.ini [testenv] extras")
     from packaging.requirements import InvalidRequirement, Requirement
 
     used = False
     for line in _lines(tox.get("testenv", "deps", fallback="")):
-        if re.match(r"^[\w!,.{}-]+:\s", line):
-            found.notes.append(f"tox.ini [testenv] deps: conditional line ignored: {line}")
+        applies = _tox_applies(line, env)
+        if applies is False:
+            found.notes.append(f"tox.ini [testenv] deps: a line for other environments than {env}, "
+                               f"ignored: {line}")
             continue
+        line = line.split(":", 1)[1].strip() if applies else line
         line = _tox_expand(line, repo)
         if "{" in line:
             found.notes.append(f"tox.ini [testenv] deps: substitution not expanded, line ignored: {line}")
@@ -552,7 +606,7 @@ def _tox(repo: Path, found: _Found, installable: bool) -> list[str]:
         found.requirements.append(line)
         used = True
     if used:
-        found.add("tox deps", "tox.ini [testenv] deps")
+        found.add("tox deps", f"tox.ini [testenv] deps (environment {env})")
     return extras
 
 
