@@ -90,6 +90,12 @@ def test_no_tests_collected_says_whether_the_source_ships_test_files(tmp_path):
                                                      "fixtures, but not in tests (test_cases)",))
     message = no_stable_tests(yields, "python-pytest", tmp_path, "install the project markdown2")
     assert "nose-style generator tests" in message and "importable" not in message
+    # pyfiglet 1.0.2's only test file is a script whose class Test takes options: pytest collects nothing
+    (tmp_path / "pkg" / "test.py").write_text("class Test(object):\n    def __init__(self, opts):\n        pass\n")
+    script = Baseline((), (), (), {}, 0.0, problems=("pkg/test.py:1: PytestCollectionWarning: cannot collect test "
+                                                     "class 'Test' because it has a __init__ constructor",))
+    message = no_stable_tests(script, "python-pytest", tmp_path, "install the project pyfiglet")
+    assert "takes arguments in __init__" in message and "python_files" not in message
 
 
 def test_a_test_the_repository_marks_flaky_is_flaky_though_it_passed_twice():
@@ -119,3 +125,20 @@ def test_a_name_from_a_failed_optional_import_names_the_modules_to_install(tmp_p
     assert 'profiles.repo.install = ["python -m pip install . hypothesmith hypothesis"]' in message
     other = Baseline((), (), (), {}, 0.0, problems=("test_mc.py: E   NameError: name 'pytest_x' is not defined",))
     assert "hypothesmith" not in no_stable_tests(other, "python-pytest", tmp_path, "install the project mc")
+
+
+def test_a_missing_module_of_a_package_the_source_has_is_a_module_it_does_not_ship(tmp_path):
+    # construct 2.10.70's sdist ships tests/test_*.py, which import tests.declarativeunittest,
+    # and not that module: the hint said to set pythonpath to the folder that holds 'tests'
+    from gen09_core.mutate.baseline import Baseline, no_stable_tests
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_core.py").write_text("from tests.declarativeunittest import *\n")
+    problem = "tests/test_core.py: E   ModuleNotFoundError: No module named 'tests.declarativeunittest'"
+    message = no_stable_tests(Baseline((), (), (), {}, 0.0, problems=(problem,)), "python-pytest", tmp_path,
+                              "install the project construct")
+    assert "use a source that ships 'tests.declarativeunittest'" in message and "pythonpath" not in message
+    (tmp_path / "tests" / "declarativeunittest.py").write_text("")  # there, yet not found: the path is wrong
+    message = no_stable_tests(Baseline((), (), (), {}, 0.0, problems=(problem,)), "python-pytest", tmp_path,
+                              "install the project construct")
+    assert "set profiles.repo.pythonpath to the folder that holds 'tests'" in message

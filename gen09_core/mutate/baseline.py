@@ -298,8 +298,14 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
     setup = (f'put profile = "{profile}" and [profiles.{profile}] base = "python-pytest" in a --config '
              "file, then")
     if "No module named" in problem:
-        missing = problem.split("No module named", 1)[1].strip(" '\"").split(".")[0]
-        if (pristine / missing).exists() or (pristine / "src" / missing).exists():
+        dotted = problem.split("No module named", 1)[1].strip().split()[0].strip("'\"")
+        missing = dotted.split(".")[0]
+        roots = [root for root in (pristine, pristine / "src") if (root / missing).exists()]
+        if roots and not any((root / dotted.replace(".", "/")).exists() or
+                             (root / f"{dotted.replace('.', '/')}.py").exists() for root in roots):
+            fix = (f"use a source that ships {dotted!r}: {missing!r} is here, {dotted!r} is not (a "
+                   "package's sdist often leaves out its tests' helper modules; its repository keeps them)")
+        elif roots:
             fix = f"{setup} set profiles.{profile}.pythonpath to the folder that holds {missing!r}"
         else:
             fix = (f"{setup} install the package that provides {missing!r}: profiles.{profile}.install = "
@@ -314,6 +320,9 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
     elif "'yield' keyword is allowed in fixtures, but not in tests" in problem:
         fix = ("make the suite one pytest can run: its tests yield their cases (nose-style generator "
                "tests, markdown2 2.5.0), which pytest no longer runs; written as parametrized tests they can")
+    elif "because it has a __init__ constructor" in problem:
+        fix = ("make the suite one pytest can run: its test class takes arguments in __init__, so pytest "
+               "collects none of it (pyfiglet 1.0.2's pyfiglet/test.py is a script run by hand, not a suite)")
     elif "internal error" in problem:
         fix = ("make the suite one pytest can run: a module it imported ended the run (a test module "
                "that calls unittest.main() or sys.exit() when imported cannot run under pytest)")
