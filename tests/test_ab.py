@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from attrs import evolve
 
 from gen09_core.ab import decision, stats
 from gen09_core.ab.arms import Forwarded, select
@@ -180,6 +181,22 @@ def _adder_task(tmp_path, registry, name: str, module: str, source: str, tests: 
     jsonl.write_text(json.dumps(record) + "\n")
     [task], _ = load(jsonl, registry, tmp_path / "checkouts")
     return task, checkout
+
+
+def test_swe_bench_tests_run_in_the_order_of_the_test_patch(tmp_path, registry):
+    # gen09 ab gave pytest the test files by name; the harness gives them in the test patch's
+    # order: a test reading what a test of an earlier file left failed here, passed there
+    from gen09_core.ab.validate import prepare_runner
+
+    task, _ = _adder_task(tmp_path, registry, "calc", "calc", "calc.py", "tests/", {})
+    first = ("--- /dev/null\n+++ b/tests/test_z_mode.py\n@@ -0,0 +1,5 @@\n+import calc\n+\n+\n"
+             "+def test_mode():\n+    calc.MODE = 'checked'\n")
+    task = evolve(task, test_patch=first + task.test_patch.replace(
+        "+    assert add(2, 3) == 5\n", "+    assert add(2, 3) == 5 and __import__('calc').MODE == 'checked'\n"),
+        fail_to_pass=(*task.fail_to_pass, "tests/test_z_mode.py::test_mode"))
+    runner = prepare_runner(task, sys.executable, tmp_path / "work")
+    gold = validate(task, runner, (), gold=True)
+    assert gold.resolved, gold.problem or gold.not_passed
 
 
 def _src_layout_task(tmp_path, registry):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -180,9 +181,16 @@ def _run_pytest(task, runner, files, tmp: Path, timeout, gold, warm=None):
     changed = {f.path: f.new_bytes().decode("utf-8") for f in files}
     ids = tuple(sorted(set(task.fail_to_pass) | set(task.pass_to_pass)))
     job = TestJob(f"run-{tmp.name}", str(runner.gold if gold else runner.base), str(tmp), changed, ids, False,
-                  timeout)
+                  timeout, file_order=test_patch_files(task.test_patch or ""))
     run = warm(job) if warm is not None and not gold and changed else run_job(runner.test_env, job)
     return run.outcomes, run.status, run.problem, run.detail, run.runner
+
+
+def test_patch_files(test_patch: str) -> tuple[str, ...]:
+    """The files a SWE-bench test patch writes, in its order: the order the benchmark's harness
+    gives them to pytest (its test directives), so a test that reads what an earlier file's
+    test left runs after it, as there."""
+    return tuple(dict.fromkeys(re.findall(r"^\+\+\+ b/(\S+)", test_patch, re.M)))
 
 
 @frozen
