@@ -1,7 +1,9 @@
 """The process runner on real processes and real signals: a signal to gen09 ends every test
 process group it started, and a timeout ends the whole group."""
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,6 +15,7 @@ import pytest
 
 from gen09_core.testrun import process
 from gen09_core.testrun.process import clean_env, run_limited
+from tests.helpers import MUTATE_FIXTURE
 
 DRIVER = textwrap.dedent("""
     import sys
@@ -170,3 +173,27 @@ def test_a_signal_to_gen09_ends_the_children_of_its_fork_servers_and_warm_worker
     while any(_alive(p) for p in pids + helpers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [p for p in pids + helpers if _alive(p)]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_the_end_of_gen09_ends_the_environment_build_it_started(tmp_path, signum):
+    # a profile's install command (as a venv's pip install and the builds it runs) ran on in
+    # gen09's own session after gen09 ended; now it has a session gen09 ends with itself
+    repo = tmp_path / "shop"
+    shutil.copytree(MUTATE_FIXTURE, repo)
+    pids = tmp_path / "pids"
+    install = f"sleep 300 & echo $$ $! > {pids}.tmp && mv {pids}.tmp {pids}; wait"
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"source": {"repo": str(repo)}, "profile": "mine",
+                                  "profiles": {"mine": {"base": "python-pytest", "install": [install]}}}))
+    gen09 = subprocess.Popen([sys.executable, "-m", "gen09_core", "mutate", "--config", str(config),
+                              "--out", str(tmp_path / "out")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _wait_for([pids], seconds=300)  # the venv is made first
+    shell_and_sleep = [int(x) for x in pids.read_text().split()]
+    assert all(_alive(p) for p in shell_and_sleep)
+    gen09.send_signal(signum)
+    assert gen09.wait(timeout=60) == -signum
+    deadline = time.monotonic() + 30
+    while any(_alive(p) for p in shell_and_sleep) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in shell_and_sleep if _alive(p)]

@@ -256,6 +256,26 @@ def tail(text: str, lines: int = 15, chars: int = 2000) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])[-chars:]
 
 
+def run_in_session(cmd: list, cwd=None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd, capture_output=True, text=True)`` in a session of its own that gen09
+    ends with itself, as it does its test runs: a signal to gen09, or its end however it comes,
+    ends it and all it started (a venv's ``pip install`` and the builds it runs, a profile's
+    install commands), and nothing it started outlives it. Raises ``OSError`` when ``cmd``
+    cannot start."""
+    with launching:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, text=True, start_new_session=True,
+                                preexec_fn=_dies_with(os.getpid()))
+        started(proc.pid)
+    try:
+        out, err = proc.communicate()
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        ended(proc.pid)
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
                 memory_mb: int | None = None, progress: Path | None = None,
                 stall_sec: float | None = None) -> Finished:

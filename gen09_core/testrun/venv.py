@@ -19,7 +19,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -30,7 +29,7 @@ from packaging.specifiers import SpecifierSet
 from gen09_core.errors import EnvironmentFailure
 from gen09_core.testrun.detect import DENIED_PLUGINS, RUNNER_PACKAGES, PythonRecipe
 from gen09_core.testrun.outcomes import last_line
-from gen09_core.testrun.process import clean_env, tail
+from gen09_core.testrun.process import clean_env, run_in_session, tail
 
 LOCK_NAME = "gen09.lock"
 LOCK_HEADER = "# gen09 environment lock, format 1: exactly what the validation ran with"
@@ -106,7 +105,7 @@ class Lock:
 def _pip(python: str, args: list, cwd, env: dict, what: str) -> None:
     cmd = [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q", *args]
     try:
-        done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+        done = run_in_session(cmd, cwd=cwd, env=env)
     except OSError as exc:
         raise EnvironmentFailure(f"could not {what}: {exc}") from None
     if done.returncode != 0:  # pip's warnings (an index location it ignores, ...) never say why
@@ -118,7 +117,7 @@ def _pip(python: str, args: list, cwd, env: dict, what: str) -> None:
 def create_venv(venv: Path, python: str | None = None) -> str:
     """A fresh venv (with pip) at ``venv``; returns its interpreter."""
     shutil.rmtree(venv, ignore_errors=True)
-    done = subprocess.run([python or sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True)
+    done = run_in_session([python or sys.executable, "-m", "venv", str(venv)])
     if done.returncode != 0:
         raise EnvironmentFailure(f"could not create a venv at {venv}: {tail(done.stderr, 5)}")
     return str(venv / "bin" / "python")
@@ -133,9 +132,8 @@ def pytest_problem(python: str, env: dict) -> str:
     hpack 4.0.0's tox.ini pins, cannot on Python 3.11: its rewritten code does not compile."""
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "test_gen09_probe.py").write_text(_PROBE, encoding="utf-8")
-        done = subprocess.run([python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_gen09_probe.py"],
-                              cwd=folder, env={**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
-                              capture_output=True, text=True)
+        done = run_in_session([python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_gen09_probe.py"],
+                              cwd=folder, env={**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
     return "" if done.returncode == 0 else tail(done.stdout + done.stderr, 6, 1000)
 
 
@@ -217,8 +215,7 @@ def build_from_recipe(recipe: PythonRecipe, venv: Path, project_dir: Path, insta
         notes += _install_recipe(python, recipe, venv.parent / "gen09-requirements.txt", project_dir, env)
     else:
         for command in install:
-            done = subprocess.run(["bash", "-c", command], cwd=project_dir, env=env, capture_output=True,
-                                  text=True)
+            done = run_in_session(["bash", "-c", command], cwd=project_dir, env=env)
             if done.returncode != 0:
                 raise EnvironmentFailure(f"install command failed (exit {done.returncode}): {command}: "
                                          f"{tail(done.stderr or done.stdout, 8, 1500)}")
@@ -247,7 +244,7 @@ def capture(python: str, recipe: PythonRecipe, plugins: tuple | None = None,
     """Record what the environment of ``python`` holds; the pytest plugins to load are its
     ``pytest11`` entry points minus those gen09 never loads (or ``plugins`` when given).
     ``EnvironmentFailure`` when it lacks a package of ``require``."""
-    done = subprocess.run([python, "-c", _CAPTURE], capture_output=True, text=True, env=clean_env(),
+    done = run_in_session([python, "-c", _CAPTURE], env=clean_env(),
                           cwd=Path(python).parent)  # not this cwd: -c puts it on sys.path
     if done.returncode != 0:
         raise EnvironmentFailure(f"could not list the test environment's packages: {tail(done.stderr, 5)}")
