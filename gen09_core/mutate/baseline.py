@@ -301,8 +301,8 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
         dotted = problem.split("No module named", 1)[1].strip().split()[0].strip("'\"")
         missing = dotted.split(".")[0]
         roots = [root for root in (pristine, pristine / "src") if (root / missing).exists()]
-        if roots and not any((root / dotted.replace(".", "/")).exists() or
-                             (root / f"{dotted.replace('.', '/')}.py").exists() for root in roots):
+        module = dotted.replace(".", "/")
+        if roots and not any((root / module).exists() or (root / f"{module}.py").exists() for root in roots):
             fix = (f"use a source that ships {dotted!r}: {missing!r} is here, {dotted!r} is not (a "
                    "package's sdist often leaves out its tests' helper modules; its repository keeps them)")
         elif roots:
