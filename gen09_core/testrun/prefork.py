@@ -22,7 +22,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from gen09_core.testrun.process import Finished, Reached, ended, launching, limits, started, tail
+from gen09_core.testrun.process import Finished, Reached, ended, limits, start_session, tail
 
 SERVER = "gen09_prefork.py"
 
@@ -49,11 +49,9 @@ class Served:
         from_child, to_gen09 = os.pipe()
         self.log_path = log_path
         env = {**env, "GEN09_WARM_IN": str(to_child), "GEN09_WARM_OUT": str(to_gen09)}
-        with open(log_path, "wb") as log, launching:
-            self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, pass_fds=(to_child, to_gen09),
-                                         start_new_session=True)
-            started(self.proc.pid)
+        with open(log_path, "wb") as log:  # the helper ends itself when gen09's pipe closes
+            self.proc = start_session(cmd, dies_with_us=False, cwd=cwd, env=env, stdout=log,
+                                      stderr=subprocess.STDOUT, pass_fds=(to_child, to_gen09))
         os.close(to_child)
         os.close(to_gen09)
         self.send = os.fdopen(from_gen09, "w", encoding="utf-8")

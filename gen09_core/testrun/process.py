@@ -256,17 +256,25 @@ def tail(text: str, lines: int = 15, chars: int = 2000) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])[-chars:]
 
 
+def start_session(cmd: list, dies_with_us: bool = True, **popen) -> subprocess.Popen:
+    """``subprocess.Popen(cmd, **popen)`` (no standard input) in a session of its own that gen09
+    notes (``started``) before a signal handler can look, so that a signal to gen09, or its end
+    however it comes, ends it; with ``dies_with_us`` it also dies with the thread that started
+    it (``PR_SET_PDEATHSIG``). Raises ``OSError`` when ``cmd`` cannot start."""
+    with launching:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=_dies_with(os.getpid()) if dies_with_us else None, **popen)
+        started(proc.pid)
+    return proc
+
+
 def run_in_session(cmd: list, cwd=None, env: dict | None = None) -> subprocess.CompletedProcess:
     """``subprocess.run(cmd, capture_output=True, text=True)`` in a session of its own that gen09
     ends with itself, as it does its test runs: a signal to gen09, or its end however it comes,
     ends it and all it started (a venv's ``pip install`` and the builds it runs, a profile's
     install commands), and nothing it started outlives it. Raises ``OSError`` when ``cmd``
     cannot start."""
-    with launching:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, text=True, start_new_session=True,
-                                preexec_fn=_dies_with(os.getpid()))
-        started(proc.pid)
+    proc = start_session(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = proc.communicate()
     finally:
@@ -285,11 +293,8 @@ def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
     process it left in its group is killed too."""
     start = time.perf_counter()
     try:
-        with open(output, "wb") as sink, launching:
-            proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True,
-                                    preexec_fn=_dies_with(os.getpid()))
-            started(proc.pid)
+        with open(output, "wb") as sink:
+            proc = start_session(cmd, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT)
     except OSError as exc:
         return Finished("error", None, time.perf_counter() - start, 0.0, f"could not start {cmd[0]}: {exc}")
     if memory_mb:
