@@ -70,6 +70,8 @@ def test_node_bundles_verify_with_the_local_toolchain(node_run):
     for bundle in report["bundles"]:
         assert bundle["nop"] == 0 and bundle["oracle"] == 1
         assert bundle["python"].startswith("node ") and "node" in bundle["environment"]
+        assert bundle["runners"] == ""  # no pytest run, warm or fresh
+    assert "pytest runs" not in done.stderr
 
 
 def test_node_bundle_layout(node_run):

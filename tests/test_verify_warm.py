@@ -27,7 +27,7 @@ def run(tmp_path_factory):
 def _verify(folder, runner, *extra):
     done = run_gen09("verify", folder, "--json", "--runner", runner, *extra)
     assert done.returncode in (0, 1), done.stderr
-    return json.loads(done.stdout)
+    return {**json.loads(done.stdout), "stderr": done.stderr}
 
 
 def _rewards(report):
@@ -46,6 +46,9 @@ def test_warm_verify_gives_every_bundle_the_rewards_of_fresh_processes(run):
     # the fixture's mutants change function bodies and a method: every run is carried warm
     assert set(_trials(warm).values()) == {"nop warm; oracle warm"}
     assert set(_trials(fresh).values()) == {"nop fresh; oracle fresh"}
+    runs = 2 * warm["total"]
+    assert f"{runs} of {runs} pytest runs warm" in warm["stderr"]
+    assert f"0 of {runs} pytest runs warm" in fresh["stderr"]
 
 
 def test_a_folder_that_differs_in_more_than_one_file_runs_fresh_with_the_reason(run, tmp_path):

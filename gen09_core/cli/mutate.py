@@ -308,8 +308,9 @@ def verify_command(bundles, python, timeout_sec, workers, executor, ray_address,
         if warm is not None:
             warm.close()
     results = [by_bundle[str(Path(b).resolve())] for b in found]
-    click.echo(f"gen09 verify: {sum(r.warm_runs for r in results)} of {2 * len(results)} pytest runs warm",
-               err=True)
+    if pytest_runs := sum(r.pytest_runs for r in results):
+        warm_runs = sum(r.warm_runs for r in results)
+        click.echo(f"gen09 verify: {warm_runs} of {pytest_runs} pytest runs warm", err=True)
     if record:
         with open(record, "a", encoding="utf-8") as handle:
             for r in results:

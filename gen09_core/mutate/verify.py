@@ -39,7 +39,7 @@ class Contrast:
     detail: str = ""
     python: str = ""
     environment: str = ""
-    runners: str = ""  # how each trial's pytest run ran: ``nop warm; oracle fresh: <why>``
+    runners: str = ""  # how each trial's pytest run ran: ``nop warm; oracle fresh: <why>``; '' without pytest
 
     @property
     def ok(self) -> bool:
@@ -50,6 +50,11 @@ class Contrast:
     def warm_runs(self) -> int:
         """How many of the two trials' pytest runs were served warm."""
         return sum(part in ("nop warm", "oracle warm") for part in self.runners.split("; "))
+
+    @property
+    def pytest_runs(self) -> int:
+        """How many of the two trials ran pytest (none for another ecosystem's bundle)."""
+        return 2 if self.runners else 0
 
     @property
     def failure_class(self) -> str | None:
@@ -123,8 +128,9 @@ def verify_bundle(bundle: Path, python: str | None = None, timeout_sec: float = 
     detail = "; ".join(d for d in (why_nop if nop != 0 else "", why_oracle if oracle != 1 else "") if d)
     if not hash_ok:
         detail = "task hash does not match the bundle's files" + (f"; {detail}" if detail else "")
+    runners = "" if setup is not None else f"nop {ran_nop}; oracle {ran_oracle}"
     return Contrast(str(bundle), nop, oracle, hash_ok, time.perf_counter() - start, detail, interpreter,
-                    source, f"nop {ran_nop}; oracle {ran_oracle}")
+                    source, runners)
 
 
 @frozen
