@@ -222,12 +222,26 @@ def resolve(config: MutateConfig, recipe_options: dict) -> MutateConfig:
     options (with defaults), so the written config says everything the run used."""
     repo = Path(config.source.repo).resolve()
     revision = config.source.revision or resolve_revision(repo)
-    name = config.source.name or repo.name
+    name = config.source.name or default_name(repo)
     return evolve(
         config,
         source=Source(str(repo), revision, name),
         recipe={config.pipeline.recipe: recipe_options},
     )
+
+
+def default_name(repo: Path) -> str:
+    """The repository's name when the configuration gives none: its folder's name, except an
+    npm tarball's root folder (always ``package``), named by its ``package.json``
+    (``@scope/name`` becomes ``scope/name``)."""
+    if repo.name == "package":
+        try:
+            declared = json.loads((repo / "package.json").read_text(encoding="utf-8")).get("name")
+        except (OSError, ValueError, AttributeError):
+            declared = None
+        if isinstance(declared, str) and declared.strip("@/"):
+            return declared.strip("@/")
+    return repo.name
 
 
 def resolve_revision(repo: Path) -> str:
