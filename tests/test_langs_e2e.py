@@ -91,6 +91,9 @@ def test_node_bundle_layout(node_run):
         assert 'gen09_reports.py" junit' in (bundle / "tests" / "test.sh").read_text()
         toml = tomllib.loads((bundle / "task.toml").read_text())
         assert "javascript" in toml["task"]["keywords"]
+        # the issue names the file as a JavaScript user would, not as a dotted module
+        changed = inst["patch"].split("\n", 1)[0].split(" b/", 1)[1]
+        assert changed.endswith(".js") and f"`{changed}`" in (bundle / "instruction.md").read_text()
 
 
 def test_verify_refuses_without_the_toolchain(node_run, tmp_path):

@@ -70,7 +70,9 @@ def export_stage(ctx, work, settings, files, baseline, mutants, accepted) -> Exp
     for number, (mid, verdict) in enumerate(sorted(accepted.items()), 1):
         mutant = by_id[mid]
         pristine_text = (work.pristine / mutant.path).read_text(encoding="utf-8")
-        issue = write_issue(module_name(mutant.path), verdict.failures, list(verdict.fail_to_pass), all_tests,
+        # a Python file by its module (``shop.pricing``); another language's by its path (``lib/parse.js``)
+        where = module_name(mutant.path) if mutant.path.endswith(".py") else mutant.path
+        issue = write_issue(where, verdict.failures, list(verdict.fail_to_pass), all_tests,
                             mutant.diff, work.pristine)
         short = mid.rsplit("__", 1)[-1]
         task_id = f"{slug(source.name)}.{mutant.modifier.replace('_', '-')}-{short}"
