@@ -32,8 +32,14 @@ from gen09_core.hashing import tree_hash
 
 PIPELINE = "repo_mutate"
 VCS_NAMES = {".git", ".hg", ".svn"}  # never source, whether a folder or a file (a submodule's gitdir link)
-SKIP_DIRS = {*VCS_NAMES, "__pycache__", ".tox", ".nox", ".venv", "venv", ".mypy_cache",
-             ".pytest_cache", ".ruff_cache", "build", "dist", ".eggs", "node_modules"}
+SKIP_DIRS = {*VCS_NAMES, "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+             ".eggs"}
+# what a build or an install writes: skipped at the root and beside a project manifest only, since
+# deeper down such a folder is source (pip's ``operations/build`` package; resolve 1.22.8's test
+# fixtures under ``test/resolver/symlinked/_/node_modules``)
+OUTPUT_DIRS = {"build", "dist", "node_modules", "venv", ".venv"}
+MANIFESTS = ("package.json", "pyproject.toml", "setup.py", "setup.cfg", "Cargo.toml", "go.mod",
+             "CMakeLists.txt", "pom.xml", "Gemfile")
 
 
 @frozen
@@ -273,11 +279,20 @@ def source_files(repo: Path):
             if entry.is_symlink() or entry.name in VCS_NAMES:  # a folder, or a submodule's `.git` file
                 continue
             if entry.is_dir():
-                if entry.name not in SKIP_DIRS and not entry.name.endswith(".egg-info"):
+                if not _skipped(repo, entry):
                     stack.append(entry)
             elif entry.is_file() and not entry.name.endswith((".pyc", ".pyo")):
                 out.append(entry.relative_to(repo).as_posix())
     return sorted(out)
+
+
+def _skipped(repo: Path, folder: Path) -> bool:
+    """Not source: a cache or metadata folder, or one a build or an install wrote (an output
+    name at the root or beside a project manifest, or a virtual environment anywhere)."""
+    if folder.name in SKIP_DIRS or folder.name.endswith(".egg-info") or (folder / "pyvenv.cfg").is_file():
+        return True
+    return folder.name in OUTPUT_DIRS and (folder.parent == repo
+                                           or any((folder.parent / m).is_file() for m in MANIFESTS))
 
 
 def tree_digest(repo: Path) -> str:
