@@ -197,3 +197,21 @@ def test_no_stable_tests_names_the_recipe_and_the_fix():
                                      "cargo")
     assert "1 failing or skipped" in message and "no libtest report" in message
     assert 'base = "cargo"' in message and "cargo test" in message
+
+
+@pytest.mark.parametrize(("script", "said"), [
+    # resolve 1.22.8's tape run died at a test file's top: the error above 30 stack frames
+    ('echo "node:fs:1822"; echo; echo "Error: ENOENT: no such file, symlink x"; '
+     'for i in $(seq 30); do echo "    at frame$i (t.js:$i:1)"; done; echo "Node.js v20"; exit 1',
+     "no tap report: the command exited 1: Error: ENOENT: no such file, symlink x"),
+    ('echo one; echo two; exit 3', "no tap report: the command exited 3: one / two"),  # no error line
+])
+def test_a_run_that_died_before_reporting_names_its_error(tmp_path, script, said):
+    from gen09_core.testrun.ecosystems.jobs import CommandEnv, install_runner, run_command_job
+    from gen09_core.testrun.jobs import TestJob
+
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "run.sh").write_text(script + "\n")
+    env = CommandEnv("bash run.sh", "tap:-", str(install_runner(tmp_path / "runner")), "node")
+    run = run_command_job(env, TestJob("j", str(tmp_path / "repo"), str(tmp_path / "scratch")))
+    assert run.outcomes == {} and run.problem == f"(session): {said}"

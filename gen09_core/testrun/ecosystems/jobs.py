@@ -11,6 +11,7 @@ that does not compile) is a finished run in which no test passed.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -21,6 +22,9 @@ from gen09_core.testrun.jobs import TestJob, TestRun, job_folders, judge_record
 from gen09_core.testrun.process import clean_env, run_limited
 
 HERE = Path(__file__).parent
+# the line that names why a command died: ``Error: ENOENT ...`` above node's stack frames,
+# ``error[E0425]: ...`` from rustc, ``npm error ...``, a Go or Rust panic, a Java exception
+ERROR_LINE = re.compile(r"(?:[\w.$]*(?:Error|Exception)\b|error\b|error\[|npm (?:error|ERR!)|panic|fatal\b)")
 RUNNER_FILES = {"gen09_node_junit.mjs": HERE / "gen09_node_junit.mjs",
                 "gen09_minitest.rb": HERE / "gen09_minitest.rb",
                 "gen09_reports.py": HERE.parent / "reports.py",
@@ -94,14 +98,20 @@ def _run(env: CommandEnv, job: TestJob, folder: Path, meta: Path) -> TestRun:
     if done.status == "ok":
         fmt, pattern = report_pattern(env.report, report_file, output)
         parsed = reports.convert(fmt, pattern, str(record), str(folder), done.returncode)
-        if parsed is None and done.returncode != 0:
-            _no_report(record, fmt, done)
+        if done.returncode != 0 and (parsed is None or parsed == reports.Parsed()):  # nothing reported
+            _no_report(record, fmt, done, output)
     return judge_record(job, record, done, runner_failures={}, runner=env.ecosystem)
 
 
-def _no_report(record: Path, fmt: str, done) -> None:
-    """A finished run with no test: the command failed before its runner reported."""
+def _no_report(record: Path, fmt: str, done, output: Path) -> None:
+    """A failed run with no test or problem reported: the command died before its runner
+    reported (or, a report on the output, printed nothing it could read). The message, one
+    line, is the output's first line that names an error (the tail may have lost it: node
+    prints ``Error: ...`` above its stack frames), else the output's last lines."""
+    text = output.read_text(encoding="utf-8", errors="replace") if output.is_file() else done.output
+    said = [line.strip() for line in text.splitlines() if line.strip()]
+    cause = next((line[:300] for line in said if ERROR_LINE.match(line)), " / ".join(said[-5:])[-600:])
     lines = [{"kind": "collect_error", "id": "",
-              "message": f"no {fmt} report: the command exited {done.returncode}: {done.output[-600:]}"},
+              "message": f"no {fmt} report: the command exited {done.returncode}: {cause}"},
              {"kind": "finish", "exitstatus": done.returncode}]
     record.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
