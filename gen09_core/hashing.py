@@ -8,6 +8,7 @@ hold the same files with the same bytes.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -31,7 +32,9 @@ def tree_hash(root: Path, files: Iterable[str] | None = None):
         files = (p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
     digest = hashlib.sha256()
     for rel in sorted(files):
-        digest.update(rel.encode() + b"\0" + hashlib.sha256((root / rel).read_bytes()).digest())
+        path = root / rel  # a symbolic link by where it points (a folder's link has no bytes)
+        data = b"symlink:" + os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+        digest.update(rel.encode() + b"\0" + hashlib.sha256(data).digest())
     return digest
 
 

@@ -135,6 +135,10 @@ def test_generate_keeps_to_the_globs_and_skips_declaration_files(registry, tmp_p
     ruby = generate(registry, tmp_path, files, include=("lib/*.rb",), modifiers=("op_swap",), cap=1000)
     assert {(m.path, m.modifier) for m in ruby.mutants} == {("lib/files.rb", "op_swap")}
     assert generate(registry, tmp_path, files, skip=files, cap=1000).mutants == ()
+    (tmp_path / "lib" / "alias.go").symlink_to("cobra.go")  # a link: its target is mutated as itself
+    assert "lib/alias.go" in source_files(tmp_path)
+    linked = generate(registry, tmp_path, source_files(tmp_path), exclude=("*.rb",), cap=1000)
+    assert {m.path for m in linked.mutants} == {"lib/cobra.go"}
 
 
 def test_the_registry_lists_mutators_for_every_language_with_a_dialect(registry):

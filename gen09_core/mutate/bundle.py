@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
 import shlex
 import shutil
@@ -131,7 +132,11 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
     for rel in files:
         if rel in f2p_files:
             continue
-        data = (Path(pristine_dir) / rel).read_bytes()
+        source = Path(pristine_dir) / rel
+        if source.is_symlink():  # a link inside the repository ships as the link
+            _place(source, repo / rel)
+            continue
+        data = source.read_bytes()
         if rel == spec.path:
             data = spec.mutant_text.encode("utf-8")
         elif is_credential(rel, data):
@@ -140,10 +145,7 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
         elif is_trace(rel):  # a backup may hold the pristine code (uritemplate 4.1.1 ships a .swp)
             skipped_traces.append(rel)
             continue
-        target = repo / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        _keep_executable(Path(pristine_dir) / rel, target)
+        _place(source, repo / rel, data)
     problems = scan_snapshot(repo, {spec.path: spec.pristine_text}, [pristine_block], f2p_files,
                              Path(pristine_dir))
     if problems:
@@ -151,10 +153,7 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
         raise ValueError("; ".join(problems))
     hidden = sorted({*hidden, *test_keys})  # the suite's keys: out of the snapshot, there when it is graded
     for rel in hidden:
-        target = tmp / "tests" / "hidden" / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes((Path(pristine_dir) / rel).read_bytes())
-        _keep_executable(Path(pristine_dir) / rel, target)
+        _place(Path(pristine_dir) / rel, tmp / "tests" / "hidden" / rel)
     tests = sorted(spec.fail_to_pass) + sorted(spec.pass_to_pass)
     _write(tmp / "instruction.md", spec.issue)
     lock_name = flavour.lock_name if flavour is not None else LOCK_NAME
@@ -198,9 +197,10 @@ def export(spec: TaskSpec, settings: BundleSettings, pristine_dir: Path, files: 
 
 
 def task_hash(bundle: Path, toml_without_hash: str) -> str:
-    """The hash of the complete task: every file but ``task.toml`` (path + bytes), plus
-    ``task.toml`` as rendered with an empty ``task_hash``."""
-    files = [p.relative_to(bundle).as_posix() for p in Path(bundle).rglob("*") if p.is_file()]
+    """The hash of the complete task: every file but ``task.toml`` (path + bytes; a symbolic
+    link: path + target), plus ``task.toml`` as rendered with an empty ``task_hash``."""
+    paths = [p for p in Path(bundle).rglob("*") if p.is_file() or p.is_symlink()]
+    files = [p.relative_to(bundle).as_posix() for p in paths]
     digest = tree_hash(bundle, [rel for rel in files if rel != "task.toml"])
     digest.update(b"task.toml\0" + hashlib.sha256(toml_without_hash.encode("utf-8")).digest())
     return "sha256:" + digest.hexdigest()
@@ -216,8 +216,14 @@ def check_task_hash(bundle: Path) -> bool:
     return task_hash(Path(bundle), blank) == match.group(1)
 
 
-def _keep_executable(source: Path, target: Path) -> None:
-    """Mark ``target`` executable when ``source`` is (a ``configure`` script, a test script)."""
+def _place(source: Path, target: Path, data: bytes | None = None) -> None:
+    """Write ``data`` (else ``source``'s bytes) to ``target``, executable when ``source`` is
+    (a ``configure`` script, a test script); a symbolic link ``source`` becomes the same link."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_symlink():
+        target.symlink_to(os.readlink(source))
+        return
+    target.write_bytes(source.read_bytes() if data is None else data)
     if source.stat().st_mode & 0o111:
         target.chmod(target.stat().st_mode | 0o755)
 

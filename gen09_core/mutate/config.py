@@ -20,6 +20,7 @@ work starts; re-running into the same folder must resolve to the same configurat
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import tomllib
 from pathlib import Path
@@ -269,14 +270,19 @@ def resolve_revision(repo: Path) -> str:
 def source_files(repo: Path):
     """Every file of the repository outside VCS/cache/build folders, sorted, as relative paths;
     no VCS file either (tomlkit 0.13.2's sdist ships a submodule's ``.git`` file, which the
-    leak scan refused in every bundle)."""
+    leak scan refused in every bundle). A symbolic link that stays inside the repository is
+    listed (not followed); one that leads out of it is not."""
     repo = Path(repo)
     out = []
     stack = [repo]
     while stack:
         folder = stack.pop()
         for entry in sorted(folder.iterdir()):
-            if entry.is_symlink() or entry.name in VCS_NAMES:  # a folder, or a submodule's `.git` file
+            if entry.name in VCS_NAMES:  # a folder, or a submodule's `.git` file
+                continue
+            if entry.is_symlink():  # kept as a link when it points inside (resolve 1.22.8's fixtures)
+                if _points_inside(repo, entry):
+                    out.append(entry.relative_to(repo).as_posix())
                 continue
             if entry.is_dir():
                 if not _skipped(repo, entry):
@@ -284,6 +290,13 @@ def source_files(repo: Path):
             elif entry.is_file() and not entry.name.endswith((".pyc", ".pyo")):
                 out.append(entry.relative_to(repo).as_posix())
     return sorted(out)
+
+
+def _points_inside(repo: Path, link: Path) -> bool:
+    """A relative symbolic link whose target, read as written, stays inside ``repo``."""
+    target, root = os.readlink(link), os.path.normpath(repo)
+    where = os.path.normpath(os.path.join(link.parent, target))
+    return not os.path.isabs(target) and os.path.commonpath([where, root]) == root
 
 
 def _skipped(repo: Path, folder: Path) -> bool:

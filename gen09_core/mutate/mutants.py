@@ -132,6 +132,8 @@ def eligible_pairs(registry, pristine: Path, files: Iterable[str], by_language: 
         language = registry.language_of(rel)
         if language not in by_language or rel in skip or not wanted(rel, include, exclude):
             continue
+        if (pristine / rel).is_symlink():  # its target is mutated as itself (writing a link writes through)
+            continue
         try:
             source = decode(rel, (pristine / rel).read_bytes())
         except OSError:

@@ -20,7 +20,8 @@ def copy_source(ctx, work) -> tuple[str, ...]:
         for rel in files:
             target = work.pristine / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(repo / rel, target)  # with its mode (an executable configure) and times
+            # with its mode (an executable configure) and times; a symbolic link as a link
+            shutil.copy2(repo / rel, target, follow_symlinks=False)
         marker.write_text("ok\n")
         ctx.journal.receipt("source", work.pristine, {"revision": ctx.config.source.revision})
     ctx.journal.event("source", "done", ctx.config.source.name, detail={"files": len(files)})
