@@ -37,7 +37,7 @@ def package(tmp_path, data, lock=False):
 def test_node_runner_from_scripts_or_dependencies(tmp_path, script, dev, fmt, expected):
     recipe = package(tmp_path, {"scripts": {"test": script}, "devDependencies": dev})
     assert recipe.test == expected and recipe.report_format == fmt
-    assert recipe.setup == ("npm install --no-audit --no-fund",)  # no lockfile
+    assert recipe.setup == ("npm install --no-audit --no-fund --package-lock=true",)  # no lockfile: it writes one
     assert recipe.image_setup == ("npm ci --no-audit --no-fund",)  # the shipped snapshot has one
 
 

@@ -53,7 +53,9 @@ def detect(repo: Path) -> CommandRecipe | None:
         install = CI
         provenance.append(("npm ci", lock))
     else:
-        install = "npm install --no-audit --no-fund"
+        # the lock it writes is what every bundle's ``npm ci`` installs, even where the
+        # repository's .npmrc says ``package-lock=false`` (resolve 1.22.8)
+        install = "npm install --no-audit --no-fund --package-lock=true"
         provenance.append(("npm install", "package.json (no lockfile)"))
         for other in ("yarn.lock", "pnpm-lock.yaml"):
             if (Path(repo) / other).is_file():
