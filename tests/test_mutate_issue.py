@@ -63,3 +63,26 @@ def test_issue_drops_lines_naming_tests(tmp_path):
     assert "test_explodes" not in text and "Several documented behaviours" in text
     assert module_name("src/pkg/__init__.py") == "pkg"
     assert "test_x.py" in forbidden_strings(["t/test_x.py::test_explodes"], "")
+
+
+def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_path):
+    """mime-types (mocha + node's assert) said only 'raises `Expected values to be strictly equal:`'."""
+    messages = {
+        "a": "Expected values to be strictly equal:\n+ actual - expected\n\n+ 'application/javascript'\n"
+             "- 'text/javascript'",  # node's assert, a one-line diff
+        "b": "Expected values to be strictly equal:\n\nfalse !== 'UTF-8'",  # node's assert, short values
+        "c": "expect(received).toBe(expected) // Object.is equality\n\nExpected: 5\nReceived: 4",  # jest
+        "d": "AssertionError: expected 'htm' to equal 'html'",  # chai
+    }
+    expected = {"a": "`'application/javascript'` where `'text/javascript'`", "b": "`false` where `'UTF-8'`",
+                "c": "`4` where `5`", "d": "`'htm'` where `'html'`"}
+    for key, message in messages.items():
+        failures = {f"test/t.js::suite > case {key}": {"message": message, "trace": []}}
+        text = write_issue("index.js", failures, list(failures), [], "", tmp_path)
+        assert f"Observed: a result is {expected[key]} is expected." in text, text
+        assert "raises" not in text
+    # an object's many-line diff is not a one-value result: the first line stays the symptom
+    many = "Expected values to be deeply equal:\n+ actual - expected\n\n  {\n+   a: 1\n-   a: 2\n  }"
+    failures = {"test/t.js::suite > case e": {"message": many, "trace": []}}
+    text = write_issue("index.js", failures, list(failures), [], "", tmp_path)
+    assert "raises `Expected values to be deeply equal:`" in text

@@ -19,6 +19,13 @@ MAX_OBSERVATIONS = 3
 MAX_STATEMENT_CHARS = 600  # a longer failing statement is cut at a token boundary
 _WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
+# other runners' comparisons, each giving (actual, expected): node's assert (``A !== B``, or its
+# ``+ actual - expected`` diff of one line each), jest and vitest (``Expected:`` / ``Received:``),
+# chai (``expected A to equal B``)
+_NODE_EQ = re.compile(r"^(.+?) !==? (.+)$")
+_NODE_DIFF = re.compile(r"^\+ actual - expected\n\n\+ (.+)\n- (.+)$", re.M)
+_JEST_EQ = re.compile(r"^\s*Expected: (.+)\n\s*Received: (.+)$", re.M)
+_CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:deeply |strictly )?equal (.+)$")
 
 
 def forbidden_strings(tests: list[str], diff: str) -> list[str]:
@@ -107,11 +114,24 @@ def cut_at_token(text: str, cap: int) -> str:
     return text[:end].rstrip() + " ..."
 
 
+def _compared(message: str, lines: list[str]) -> tuple[str, str] | None:
+    """``(actual, expected)`` of another runner's failed comparison, or None."""
+    if match := _NODE_DIFF.search(message) or _JEST_EQ.search(message):
+        actual, expected = match.groups()
+        return (actual, expected) if match.re is _NODE_DIFF else (expected, actual)
+    if lines[0].startswith("Expected values to be") and (match := _NODE_EQ.match(lines[-1].strip())):
+        return match.group(1), match.group(2)
+    match = _CHAI_EQ.match(lines[0].strip())
+    return (match.group(1), match.group(2)) if match else None
+
+
 def _symptom(message: str) -> tuple[str | None, str | None]:
     """(short observation, exception line) from a crash message."""
     lines = [ln for ln in message.splitlines() if ln.strip()]
     if not lines:
         return None, None
+    if compared := _compared(message, lines):
+        return f"a result is `{compared[0]}` where `{compared[1]}` is expected.", None
     first = lines[0].strip()
     failed_check = first.startswith("AssertionError")
     if failed_check:
