@@ -76,6 +76,17 @@ def test_no_tests_collected_says_whether_the_source_ships_test_files(tmp_path):
     message = no_stable_tests(stopped, "python-pytest", tmp_path, "install the project ply")
     assert "unittest.main()" in message and "python_files" not in message
     shutil.rmtree(tmp_path / "test")
+    # uncertainties 3.2.2: a test module calls sys.exit() when `import numpy` fails
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_la.py").write_text(
+        "try:\n    import numpy\n    from numpy import linalg\nexcept ImportError:\n    import sys\n"
+        "    sys.exit()\n")
+    exited = Baseline((), (), (), {}, 0.0, problems=(
+        "pytest internal error: SystemExit (at /tmp/run/work/jobs/baseline-1/tests/test_la.py:6)",))
+    message = no_stable_tests(exited, "python-pytest", tmp_path, "install the project uncertainties")
+    assert ("install numpy: tests/test_la.py ends the run at line 6 when importing them fails: "
+            'profiles.repo.install = ["python -m pip install . numpy"]') in message
+    shutil.rmtree(tmp_path / "tests")
 
     (tmp_path / "checks").mkdir()
     (tmp_path / "checks" / "test_core.py").write_text("def test_x():\n    pass\n")
@@ -142,3 +153,18 @@ def test_a_missing_module_of_a_package_the_source_has_is_a_module_it_does_not_sh
     message = no_stable_tests(Baseline((), (), (), {}, 0.0, problems=(problem,)), "python-pytest", tmp_path,
                               "install the project construct")
     assert "set profiles.repo.pythonpath to the folder that holds 'tests'" in message
+
+
+def test_a_test_module_that_exits_when_an_import_fails_is_named_with_the_install_that_fixes_it(tmp_path):
+    """Real pytest: its internal error names the module-level line that raised SystemExit, and the
+    message the module to install (uncertainties 3.2.2 without numpy)."""
+    from tests.helpers import MUTATE_FIXTURE, mutate_fixture_copy
+
+    repo = tmp_path / "shop"
+    shutil.copytree(MUTATE_FIXTURE, repo)
+    (repo / "tests" / "check_exits.py").write_text(
+        "try:\n    import gen09_no_such_module\nexcept ImportError:\n    import sys\n    sys.exit()\n")
+    _, done = mutate_fixture_copy(tmp_path, repo, max_mutants=4)
+    assert done.returncode == 1
+    assert "pytest internal error: SystemExit (at " in done.stderr
+    assert "install gen09_no_such_module: tests/check_exits.py ends the run at line 5" in done.stderr

@@ -264,29 +264,50 @@ def baseline_stage(ctx, work, runner) -> Measured:
                     round(STALL_FLOOR + TIMEOUT_FACTOR * stall, 1) if stall is not None else None)
 
 
-def _optional_imports(pristine: Path, problem: str) -> tuple[str, list[str]] | None:
-    """``(name, modules)`` when ``problem`` is a test file's ``NameError`` for a name that file
-    imports inside ``try: … except ImportError`` (mccabe 0.7.0's ``test_mccabe.py`` applies
-    hypothesis' ``@settings`` when ``import hypothesmith`` failed): the modules that ``try``
-    imports."""
+def _guarded_imports(pristine: Path, rel: str):
+    """``(try node, names it binds, top-level modules it imports)`` for every ``try`` of the
+    file ``rel`` whose handler catches ``ImportError``; nothing when it cannot be parsed."""
     import ast
 
-    match = re.match(r"(\S+\.py): E\s+NameError: name '(\w+)' is not defined", problem.strip())
     try:
-        tree = ast.parse((pristine / match.group(1)).read_text(encoding="utf-8")) if match else None
+        tree = ast.parse((pristine / rel).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-        return None
-    for node in ast.walk(tree) if tree else ():
+        return
+    for node in ast.walk(tree):
         types = [h.type for h in getattr(node, "handlers", ()) if h.type is not None]
         caught = {ast.unparse(t) for h in types for t in (h.elts if isinstance(h, ast.Tuple) else [h])}
         if not caught & {"ImportError", "ModuleNotFoundError"}:
             continue
         imports = [stmt for stmt in node.body if isinstance(stmt, ast.Import | ast.ImportFrom)]
         bound = {(a.asname or a.name).split(".")[0] for stmt in imports for a in stmt.names}
+        names = [alias.name for stmt in imports if isinstance(stmt, ast.Import) for alias in stmt.names]
+        names += [stmt.module for stmt in imports if isinstance(stmt, ast.ImportFrom) and stmt.level == 0]
+        yield node, bound, list(dict.fromkeys(name.split(".")[0] for name in names if name))
+
+
+def _optional_imports(pristine: Path, problem: str) -> tuple[str, list[str]] | None:
+    """``(name, modules)`` when ``problem`` is a test file's ``NameError`` for a name that file
+    imports inside ``try: … except ImportError`` (mccabe 0.7.0's ``test_mccabe.py`` applies
+    hypothesis' ``@settings`` when ``import hypothesmith`` failed): the modules that ``try``
+    imports."""
+    match = re.match(r"(\S+\.py): E\s+NameError: name '(\w+)' is not defined", problem.strip())
+    for _, bound, modules in _guarded_imports(pristine, match.group(1)) if match else ():
         if match.group(2) in bound:
-            names = [alias.name for stmt in imports if isinstance(stmt, ast.Import) for alias in stmt.names]
-            names += [stmt.module for stmt in imports if isinstance(stmt, ast.ImportFrom) and stmt.level == 0]
-            return match.group(2), list(dict.fromkeys(name.split(".")[0] for name in names if name))
+            return match.group(2), modules
+    return None
+
+
+def _exit_without(pristine: Path, problem: str) -> tuple[str, int, list[str]] | None:
+    """``(file, line, modules)`` when pytest's internal error came from a module-level line of
+    a repository file inside the ``except ImportError`` of a ``try`` importing ``modules``
+    (uncertainties 3.2.2's test modules call ``sys.exit()`` when ``import numpy`` fails)."""
+    match = re.search(r"\(at (.+\.py):(\d+)\)$", problem.strip())
+    parts = Path(match.group(1)).parts if match else ()  # a job folder's path: its longest suffix here
+    suffixes = (Path(*parts[i:]) for i in range(1, len(parts)))
+    rel = next((suffix.as_posix() for suffix in suffixes if (pristine / suffix).is_file()), "")
+    for node, _, modules in _guarded_imports(pristine, rel) if rel else ():
+        if modules and any(h.lineno <= int(match.group(2)) <= h.end_lineno for h in node.handlers):
+            return rel, int(match.group(2)), modules
     return None
 
 
@@ -323,6 +344,10 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
     elif "because it has a __init__ constructor" in problem:
         fix = ("make the suite one pytest can run: its test class takes arguments in __init__, so pytest "
                "collects none of it (pyfiglet 1.0.2's pyfiglet/test.py is a script run by hand, not a suite)")
+    elif exited := _exit_without(pristine, problem):
+        rel, line, modules = exited
+        fix = (f"{setup} install {', '.join(modules)}: {rel} ends the run at line {line} when importing "
+               f"them fails: profiles.{profile}.install = [\"python -m pip install . {' '.join(modules)}\"]")
     elif "internal error" in problem:
         fix = ("make the suite one pytest can run: a module it imported ended the run (a test module "
                "that calls unittest.main() or sys.exit() when imported cannot run under pytest)")

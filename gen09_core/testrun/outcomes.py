@@ -29,6 +29,7 @@ Command line (the bundle's grader)::
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -81,8 +82,10 @@ class Record:
 
     def first_problem(self) -> str:
         """The first collection or internal error, as one short line (empty when none)."""
-        if self.internal_error:
-            return "pytest internal error: " + last_line(self.internal_error)
+        if self.internal_error:  # with the module-level line that raised it, when one did
+            frames = re.findall(r'File "([^"]+)", line (\d+), in <module>', self.internal_error)
+            at = f" (at {frames[-1][0]}:{frames[-1][1]})" if frames else ""
+            return "pytest internal error: " + last_line(self.internal_error) + at
         for test_id, message in self.collect_errors:
             return f"{test_id or '(session)'}: {last_line(message)}"
         return ""
