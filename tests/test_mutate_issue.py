@@ -73,9 +73,10 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         "b": "Expected values to be strictly equal:\n\nfalse !== 'UTF-8'",  # node's assert, short values
         "c": "expect(received).toBe(expected) // Object.is equality\n\nExpected: 5\nReceived: 4",  # jest
         "d": "AssertionError: expected 'htm' to equal 'html'",  # chai
+        "e": "AssertionError: expected '/foo?bar=1' to be '/foo' // Object.is equality",  # vitest (ufo 1.6.3)
     }
     expected = {"a": "`'application/javascript'` where `'text/javascript'`", "b": "`false` where `'UTF-8'`",
-                "c": "`4` where `5`", "d": "`'htm'` where `'html'`"}
+                "c": "`4` where `5`", "d": "`'htm'` where `'html'`", "e": "`'/foo?bar=1'` where `'/foo'`"}
     for key, message in messages.items():
         failures = {f"test/t.js::suite > case {key}": {"message": message, "trace": []}}
         text = write_issue("index.js", failures, list(failures), [], "", tmp_path)

@@ -21,11 +21,12 @@ _WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
 # other runners' comparisons, each giving (actual, expected): node's assert (``A !== B``, or its
 # ``+ actual - expected`` diff of one line each), jest and vitest (``Expected:`` / ``Received:``),
-# chai (``expected A to equal B``)
+# chai and vitest's expect (``expected A to equal B``, ``expected A to be B // Object.is equality``)
 _NODE_EQ = re.compile(r"^(.+?) !==? (.+)$")
 _NODE_DIFF = re.compile(r"^\+ actual - expected\n\n\+ (.+)\n- (.+)$", re.M)
 _JEST_EQ = re.compile(r"^\s*Expected: (.+)\n\s*Received: (.+)$", re.M)
-_CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:deeply |strictly )?equal (.+)$")
+_CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
+                      r"(?: // Object\.is equality)?$")
 
 
 def forbidden_strings(tests: list[str], diff: str) -> list[str]:
