@@ -61,6 +61,7 @@ def test_issue_drops_lines_naming_tests(tmp_path):
     failures = {"t/test_x.py::test_explodes": {"message": "RuntimeError: test_explodes broke", "trace": []}}
     text = write_issue("pkg", failures, ["t/test_x.py::test_explodes"], [], "", tmp_path)
     assert "test_explodes" not in text and "Several documented behaviours" in text
+    assert "or errors.\n\nExpected:" in text  # commander 15.0.0's issues ran the two into one list item
     assert module_name("src/pkg/__init__.py") == "pkg"
     assert "test_x.py" in forbidden_strings(["t/test_x.py::test_explodes"], "")
 

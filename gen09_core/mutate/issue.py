@@ -200,8 +200,8 @@ def write_issue(module: str, failures: dict, fail_to_pass: list[str], all_tests:
              f"Code that uses `{module}` no longer gets the results it used to. "
              "Here is what I observe:", ""]
     if not seen:
-        parts.append(f"- Several documented behaviours of `{module}` now give different results "
-                     "or errors.")
+        parts += [f"- Several documented behaviours of `{module}` now give different results or errors.",
+                  ""]  # a paragraph of its own: the line after it is not part of the item
     for number, key in enumerate(seen, 1):
         parts += _observed(number, module, *key)
     parts += ["Expected: these calls behave as they did before and as the module documents.", ""]
