@@ -83,8 +83,26 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         text = write_issue("index.js", failures, list(failures), [], "", tmp_path)
         assert f"Observed: a result is {expected[key]} is expected." in text, text
         assert "raises" not in text
-    # an object's many-line diff is not a one-value result: the first line stays the symptom
-    many = "Expected values to be deeply equal:\n+ actual - expected\n\n  {\n+   a: 1\n-   a: 2\n  }"
-    failures = {"test/t.js::suite > case e": {"message": many, "trace": []}}
-    text = write_issue("index.js", failures, list(failures), [], "", tmp_path)
-    assert "raises `Expected values to be deeply equal:`" in text
+    # luxon 3.7.2 (jest): a matcher's diff, its other pairs and one-value matchers read as results too;
+    # 'raises `Error: expect(received).toEqual(expected) // deep equality`' said a check was a crash
+    luxon = {
+        "Error: expect(received).toEqual(expected) // deep equality\n\n- Expected  - 2\n+ Received  + 2\n\n"
+        "  Object {\n-   \"days\": 3,\n-   \"hours\": 23,\n+   \"days\": 0,\n+   \"hours\": 0,\n  }\n"
+        "    at Object.toEqual (/w/test/diff.test.js:325:17)":
+            "part of a result is `\"days\": 0` where `\"days\": 3` is expected.",
+        "Expected values to be deeply equal:\n+ actual - expected\n\n  {\n+   a: 1\n-   a: 2\n  }":
+            "part of a result is `a: 1` where `a: 2` is expected.",  # node's assert, an object's diff
+        "Error: expect(received).toThrowError(expected)\n\nExpected substring: \"locale of es-MX\"\n"
+        "Received message:   \"locale es-MX\"\n\n      2424 |":
+            "the error message is `\"locale es-MX\"` where `\"locale of es-MX\"` is expected.",
+        "Error: expect(received).toBeTruthy()\n\nReceived: false\n    at Object.toBeTruthy (/w/t.test.js:4:7)":
+            "a result is `false` where a truthy value is expected.",
+        "Error: expect(received).toThrow()\n\nReceived function did not throw":
+            "no error is raised where one is expected.",
+        "Error: expect(received).not.toBeNull()\n\nReceived: null":
+            "the check reports `expect(received).not.toBeNull()`.",
+    }
+    for message, observed in luxon.items():
+        failures = {"test/t.test.js::suite case": {"message": message, "trace": []}}
+        text = write_issue("src/datetime.js", failures, list(failures), [], "", tmp_path)
+        assert f"1. Observed: {observed}\n" in text, text

@@ -20,11 +20,15 @@ MAX_STATEMENT_CHARS = 600  # a longer failing statement is cut at a token bounda
 _WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
 # other runners' comparisons, each giving (actual, expected): node's assert (``A !== B``, or its
-# ``+ actual - expected`` diff of one line each), jest and vitest (``Expected:`` / ``Received:``),
-# chai and vitest's expect (``expected A to equal B``, ``expected A to be B // Object.is equality``)
+# ``+ actual - expected`` diff), jest and vitest (``Expected: A`` / ``Received: B``, a ``- Expected``
+# / ``+ Received`` diff, ``Expected substring:`` / ``Received message:`` and the like), chai and
+# vitest's expect (``expected A to equal B``, ``expected A to be B // Object.is equality``)
 _NODE_EQ = re.compile(r"^(.+?) !==? (.+)$")
-_NODE_DIFF = re.compile(r"^\+ actual - expected\n\n\+ (.+)\n- (.+)$", re.M)
-_JEST_EQ = re.compile(r"^\s*Expected: (.+)\n\s*Received: (.+)$", re.M)
+_DIFF_HEAD = re.compile(r"^(?:- Expected\b.*\n\+ Received\b.*|\+ actual - expected)\n\n", re.M)
+_JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
+_JEST_ONE = re.compile(r"^(?:Error: )?expect\(received\)\.(\w+)\(\)\n\nReceived: (.+)$", re.M)
+_JEST_WANTED = {"toBeTruthy": "a truthy value", "toBeFalsy": "a falsy value", "toBeNull": "`null`",
+                "toBeUndefined": "`undefined`", "toBeDefined": "a defined value", "toBeNaN": "`NaN`"}
 _CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
                       r"(?: // Object\.is equality)?$")
 
@@ -115,15 +119,46 @@ def cut_at_token(text: str, cap: int) -> str:
     return text[:end].rstrip() + " ..."
 
 
-def _compared(message: str, lines: list[str]) -> tuple[str, str] | None:
-    """``(actual, expected)`` of another runner's failed comparison, or None."""
-    if match := _NODE_DIFF.search(message) or _JEST_EQ.search(message):
-        actual, expected = match.groups()
-        return (actual, expected) if match.re is _NODE_DIFF else (expected, actual)
+def _diffed(message: str) -> tuple[str, str, bool] | None:
+    """``(actual, expected, whole)`` from the first added and removed line of a jest/vitest or
+    node diff; ``whole`` when those two lines are all the diff shows."""
+    head = _DIFF_HEAD.search(message)
+    if not head:
+        return None
+    body = []
+    for line in message[head.end():].splitlines():
+        if not line.strip() or re.match(r"\s+at ", line):
+            break
+        body.append(line)
+    added = [ln[1:].strip().rstrip(",") for ln in body if ln.startswith("+")]
+    removed = [ln[1:].strip().rstrip(",") for ln in body if ln.startswith("-")]
+    if not (added and removed):
+        return None
+    return added[0], removed[0], len(body) == 2
+
+
+def _compared(message: str, lines: list[str]) -> str | None:
+    """The observation a runner's failed comparison shows (what was got and what was expected),
+    or None."""
+    if diffed := _diffed(message):
+        actual, expected, whole = diffed
+        return f"{'a result' if whole else 'part of a result'} is `{actual}` where `{expected}` is expected."
+    if match := _JEST_EQ.search(message):
+        noun = match.group(3) or match.group(1)
+        if noun and "toThrow" in lines[0]:
+            noun = f"error {noun}"
+        subject = f"the {noun}" if noun else "a result"
+        return f"{subject} is `{match.group(4)}` where `{match.group(2)}` is expected."
+    if match := _JEST_ONE.search(message):
+        wanted = _JEST_WANTED.get(match.group(1))
+        return f"a result is `{match.group(2)}` where {wanted} is expected." if wanted else None
+    if "Received function did not throw" in message:
+        return "no error is raised where one is expected."
     if lines[0].startswith("Expected values to be") and (match := _NODE_EQ.match(lines[-1].strip())):
-        return match.group(1), match.group(2)
-    match = _CHAI_EQ.match(lines[0].strip())
-    return (match.group(1), match.group(2)) if match else None
+        return f"a result is `{match.group(1)}` where `{match.group(2)}` is expected."
+    if match := _CHAI_EQ.match(lines[0].strip()):
+        return f"a result is `{match.group(1)}` where `{match.group(2)}` is expected."
+    return None
 
 
 def _symptom(message: str) -> tuple[str | None, str | None]:
@@ -132,8 +167,10 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
     if not lines:
         return None, None
     if compared := _compared(message, lines):
-        return f"a result is `{compared[0]}` where `{compared[1]}` is expected.", None
+        return compared, None
     first = lines[0].strip()
+    if re.match(r"(?:Error: )?expect\(", first):  # a jest or vitest matcher's own check failed
+        return f"the check reports `{cut_at_token(first.removeprefix('Error: '), 300)}`.", None
     failed_check = first.startswith("AssertionError")
     if failed_check:
         first = first[len("AssertionError"):].lstrip(":").strip()
