@@ -34,7 +34,9 @@ _CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |
 
 
 def forbidden_strings(tests: list[str], diff: str) -> list[str]:
-    """What must never appear: test names and files, and the changed lines of the diff."""
+    """What must never appear: test names and files, and the changed lines of the diff. A
+    name part that is one identifier without "test" in it (a unittest class named ``Null``
+    after the type it tests) is a word of the code as much as a test's name, and stays allowed."""
     out = set()
     for nodeid in tests:
         file, _, rest = nodeid.partition("::")
@@ -42,7 +44,7 @@ def forbidden_strings(tests: list[str], diff: str) -> list[str]:
         out.add(file)
         for part in rest.split("::"):
             name = part.split("[")[0]
-            if len(name) > 3:
+            if len(name) > 3 and not (name.isidentifier() and "test" not in name.lower()):
                 out.add(name)
     for line in diff.splitlines():
         if line.startswith(("+", "-")) and not line.startswith(("+++", "---")):
