@@ -29,6 +29,10 @@ _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +
 _JEST_ONE = re.compile(r"^(?:Error: )?expect\(received\)\.(\w+)\(\)\n\nReceived: (.+)$", re.M)
 _JEST_WANTED = {"toBeTruthy": "a truthy value", "toBeFalsy": "a falsy value", "toBeNull": "`null`",
                 "toBeUndefined": "`undefined`", "toBeDefined": "a defined value", "toBeNaN": "`NaN`"}
+# a test that ran out of time: jest's message, vitest's (whose JSON report may carry only the
+# placeholder its timeout error took its stack from)
+_TIMED_OUT = re.compile(r"^(?:Error: )?(?:STACK_TRACE_ERROR$|Test timed out in "
+                        r"|thrown: \"Exceeded timeout of )")
 _CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
                       r"(?: // Object\.is equality)?$")
 
@@ -159,7 +163,12 @@ def _compared(message: str, lines: list[str]) -> str | None:
     if lines[0].startswith("Expected values to be") and (match := _NODE_EQ.match(lines[-1].strip())):
         return f"a result is `{match.group(1)}` where `{match.group(2)}` is expected."
     if match := _CHAI_EQ.match(lines[0].strip()):
-        return f"a result is `{match.group(1)}` where `{match.group(2)}` is expected."
+        actual, expected = match.groups()
+        if actual == "a thrown error":  # vitest's toThrowError(error)
+            return f"the error raised is not the expected `{expected}`."
+        if actual == expected:  # chai cut both short (``{ path: '/test', …(1) }``)
+            return f"a result differs from what is expected, though both print as `{actual}`."
+        return f"a result is `{actual}` where `{expected}` is expected."
     return None
 
 
@@ -168,6 +177,8 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
     lines = [ln for ln in message.splitlines() if ln.strip()]
     if not lines:
         return None, None
+    if _TIMED_OUT.match(lines[0].strip()):
+        return "a call does not finish: the check runs out of time.", None
     if compared := _compared(message, lines):
         return compared, None
     first = lines[0].strip()
