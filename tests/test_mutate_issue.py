@@ -118,8 +118,17 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         "Error: STACK_TRACE_ERROR\n    at task (file:///w/node_modules/@vitest/runner/dist/chunk-hooks.js:638:27)":
             "a call does not finish: the check runs out of time.",
         "thrown: \"Exceeded timeout of 5000 ms for a test.": "a call does not finish: the check runs out of time.",
+        # fnv 1.0.7 (cargo test): the panic's header names the test and its file, and dropped the whole
+        # message; assert_eq!'s values, before Rust 1.73 and after
+        "thread 'test::basic_tests' (29702) panicked at lib.rs:164:9:\nassertion `left == right` failed\n"
+        "  left: 126382\n right: 126381\nnote: run with `RUST_BACKTRACE=1` environment variable to display a "
+        "backtrace": "a result is `126382` where `126381` is expected.",
+        "thread 'tests::it' panicked at 'assertion failed: `(left == right)`\n  left: `3`,\n right: `4`', "
+        "src/lib.rs:9:5": "a result is `3` where `4` is expected.",
+        "thread 'tests::it' panicked at src/lib.rs:9:5:\nassertion failed: v.is_empty()":
+            "a documented property of the result does not hold.",
     }
     for message, observed in luxon.items():
-        failures = {"test/t.test.js::suite case": {"message": message, "trace": []}}
+        failures = {"lib.rs::basic_tests": {"message": message, "trace": []}}
         text = write_issue("src/datetime.js", failures, list(failures), [], "", tmp_path)
         assert f"1. Observed: {observed}\n" in text, text

@@ -33,6 +33,11 @@ _JEST_WANTED = {"toBeTruthy": "a truthy value", "toBeFalsy": "a falsy value", "t
 # placeholder its timeout error took its stack from)
 _TIMED_OUT = re.compile(r"^(?:Error: )?(?:STACK_TRACE_ERROR$|Test timed out in "
                         r"|thrown: \"Exceeded timeout of )")
+# a Rust test's panic: its header line (``thread 'm::t' (123) panicked at src/lib.rs:4:9:``, or
+# before Rust 1.73 ``thread 'm::t' panicked at 'message', src/lib.rs:4:9``), and assert_eq!'s values
+_RUST_PANIC = re.compile(r"thread '[^']*' (?:\(\d+\) )?panicked at "
+                         r"(?:'(?P<old>.*)', \S+:\d+:\d+$|\S+:\d+:\d+:\n)", re.S)
+_RUST_EQ = re.compile(r"^\s*left: `?(.+?)`?,?\n\s*right: `?(.+?)`?$", re.M)
 _CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
                       r"(?: // Object\.is equality)?$")
 
@@ -160,6 +165,9 @@ def _compared(message: str, lines: list[str]) -> str | None:
         return f"a result is `{match.group(2)}` where {wanted} is expected." if wanted else None
     if "Received function did not throw" in message:
         return "no error is raised where one is expected."
+    if lines[0].startswith(("assertion `left == right` failed", "assertion failed: `(left == right)`")) and (
+            match := _RUST_EQ.search(message)):
+        return f"a result is `{match.group(1)}` where `{match.group(2)}` is expected."
     if lines[0].startswith("Expected values to be") and (match := _NODE_EQ.match(lines[-1].strip())):
         return f"a result is `{match.group(1)}` where `{match.group(2)}` is expected."
     if match := _CHAI_EQ.match(lines[0].strip()):
@@ -174,6 +182,10 @@ def _compared(message: str, lines: list[str]) -> str | None:
 
 def _symptom(message: str) -> tuple[str | None, str | None]:
     """(short observation, exception line) from a crash message."""
+    if message.startswith("thread '"):  # a Rust panic: its own message, without the header and notes
+        kept = "\n".join(ln for ln in message.strip().splitlines() if not ln.startswith("note: "))
+        if match := _RUST_PANIC.match(kept):
+            message = kept[match.end():] if match.group("old") is None else match.group("old")
     lines = [ln for ln in message.splitlines() if ln.strip()]
     if not lines:
         return None, None
