@@ -128,6 +128,13 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         "thread 'tests::it' panicked at src/lib.rs:9:5:\nassertion failed: v.is_empty()":
             "a documented property of the result does not hold.",
     }
+    for message, raised in {  # jansson 2.14 (ctest): the line a test printed, without its own file's name
+        "test_load.c:42: json_loads returned NULL": "json_loads returned NULL",
+        "ValueError: bad input at 3:4: here": "ValueError: bad input at 3:4: here",
+    }.items():
+        failures = {"test_load::case": {"message": message, "trace": []}}
+        text = write_issue("src/load.c", failures, list(failures), [], "", tmp_path)
+        assert f"1. Calling into `src/load.c` raises `{raised}`.\n" in text, text
     for message, observed in luxon.items():
         failures = {"lib.rs::basic_tests": {"message": message, "trace": []}}
         text = write_issue("src/datetime.js", failures, list(failures), [], "", tmp_path)

@@ -38,6 +38,8 @@ _TIMED_OUT = re.compile(r"^(?:Error: )?(?:STACK_TRACE_ERROR$|Test timed out in "
 _RUST_PANIC = re.compile(r"thread '[^']*' (?:\(\d+\) )?panicked at "
                          r"(?:'(?P<old>.*)', \S+:\d+:\d+$|\S+:\d+:\d+:\n)", re.S)
 _RUST_EQ = re.compile(r"^\s*left: `?(.+?)`?,?\n\s*right: `?(.+?)`?$", re.M)
+# where a C test printed its failure (``test_array.c:42: ``): the test's own file, which must not show
+_LOCATION = re.compile(r"^[\w./-]+\.\w+:\d+:(?:\d+:)?\s+")
 _CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
                       r"(?: // Object\.is equality)?$")
 
@@ -215,7 +217,7 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
         return "a documented property of the result does not hold.", None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
         return f"the check reports `{cut_at_token(first, 300)}`.", None
-    return None, first[:300]
+    return None, _LOCATION.sub("", first)[:300]
 
 
 def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path) -> list[tuple]:

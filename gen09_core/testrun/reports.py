@@ -136,6 +136,10 @@ def _junit_case(case, suites) -> Case:
             break
         if child.tag == "skipped":
             outcome = SKIPPED
+    if outcome in (FAILED, ERROR) and not message:  # ctest: ``<failure message=""/>``, the output beside it
+        output = "\n".join(case.findtext(tag) or "" for tag in ("system-err", "system-out"))
+        printed = [ln for ln in output.splitlines() if ln.strip()]
+        message = _short(printed[-1] if printed else "")
     if case.get("status") == "notrun":
         outcome = SKIPPED
     try:
