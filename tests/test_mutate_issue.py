@@ -1,5 +1,7 @@
 """mutate.issue: the symptom-based issue writer."""
 
+from pathlib import Path
+
 from gen09_core.entities import module_name
 from gen09_core.mutate.issue import cut_at_token, forbidden_strings, write_issue
 
@@ -72,6 +74,11 @@ def test_issue_drops_lines_naming_tests(tmp_path):
     text = write_issue("pyasn1.type.univ", failures, [tests[1]], tests, "", tmp_path)
     assert "raises `PyAsn1Error: Component value is tag-incompatible: <Null value>`" in text
     assert {"testStr", "ChoiceTestCase", "testBySpec"} <= set(forbidden_strings(tests, ""))
+    # simplejson 3.19.3: a message that shows where gen09 ran the tests is left out
+    work = Path("/srv/runs/out/work")  # not under tmp_path, whose name holds "pytest"
+    failures = {tests[1]: {"message": f"AssertionError: b'{work}/jobs/m1/t[44 chars]le]]' != b''", "trace": []}}
+    text = write_issue("simplejson.tool", failures, [tests[1]], tests, "", work / "pristine")
+    assert str(work) not in text and "Several documented behaviours" in text
 
 
 def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_path):

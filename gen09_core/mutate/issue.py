@@ -258,7 +258,8 @@ def _observed(number: int, module: str, repro, observation, exception) -> list[s
 def write_issue(module: str, failures: dict, fail_to_pass: list[str], all_tests: list[str], diff: str,
                 repo: Path) -> str:
     """The issue text for one task (Markdown), deterministic for the same inputs."""
-    forbidden = forbidden_strings(sorted(set(all_tests) | set(fail_to_pass)), diff)
+    # and the folder the runs were made in (``repo``'s): a path of this machine means nothing to a reader
+    forbidden = [*forbidden_strings(sorted(set(all_tests) | set(fail_to_pass)), diff), str(repo.parent)]
     seen = observations(failures, fail_to_pass, forbidden, repo)
     parts = [f"# Unexpected behaviour in `{module}`", "",
              f"Code that uses `{module}` no longer gets the results it used to. "
