@@ -138,6 +138,8 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
     for message, raised in {  # jansson 2.14 (ctest): the line a test printed, without its own file's name
         "test_load.c:42: json_loads returned NULL": "json_loads returned NULL",
         "ValueError: bad input at 3:4: here": "ValueError: bad input at 3:4: here",
+        "json_process: /srv/w/jobs/m1/src/load.c:223: stream_unget: Assertion `buf[pos] != c' failed.":
+            "Assertion 'buf[pos] != c' failed in stream_unget()",
     }.items():
         failures = {"test_load::case": {"message": message, "trace": []}}
         text = write_issue("src/load.c", failures, list(failures), [], "", tmp_path)

@@ -39,6 +39,8 @@ _RUST_PANIC = re.compile(r"thread '[^']*' (?:\(\d+\) )?panicked at "
                          r"(?:'(?P<old>.*)', \S+:\d+:\d+$|\S+:\d+:\d+:\n)", re.S)
 _RUST_EQ = re.compile(r"^\s*left: `?(.+?)`?,?\n\s*right: `?(.+?)`?$", re.M)
 # where a C test printed its failure (``test_array.c:42: ``): the test's own file, which must not show
+# C's assert() as glibc prints it: ``prog: /path/src/load.c:223: stream_unget: Assertion `x' failed.``
+_C_ASSERT = re.compile(r"^\S+: \S+:\d+: (\w+): Assertion `(.+)' failed\.$")
 _LOCATION = re.compile(r"^[\w./-]+\.\w+:\d+:(?:\d+:)?\s+")
 _CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
                       r"(?: // Object\.is equality)?$")
@@ -217,6 +219,8 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
         return "a documented property of the result does not hold.", None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
         return f"the check reports `{cut_at_token(first, 300)}`.", None
+    if match := _C_ASSERT.match(first):
+        return None, f"Assertion '{match.group(2)}' failed in {match.group(1)}()"[:300]
     return None, _LOCATION.sub("", first)[:300]
 
 
