@@ -33,6 +33,11 @@ def package(tmp_path, data, lock=False):
     ("eslint . && mocha --reporter spec 'test/**/*.js'", {"mocha": "^10"}, "mocha-json",
      "npx --no-install mocha 'test/**/*.js' --reporter json --reporter-option output=\"$GEN09_REPORT\""),
     ("", {"jest": "^29"}, "jest-json", 'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT"'),
+    # node-tap (npm/node-semver 7.8.5 was refused: "no supported test runner"); its options by major version
+    ("tap", {"tap": "^16.0.0"}, "tap", "npx --no-install tap -R tap --no-coverage"),
+    ("c8 tap test/*.js", {"tap": "^18.7.0"}, "tap", "npx --no-install tap --reporter=tap --disable-coverage "
+                                                     "'test/*.js'"),
+    ("", {"tap": "16"}, "tap", "npx --no-install tap -R tap --no-coverage"),
 ])
 def test_node_runner_from_scripts_or_dependencies(tmp_path, script, dev, fmt, expected):
     recipe = package(tmp_path, {"scripts": {"test": script}, "devDependencies": dev})

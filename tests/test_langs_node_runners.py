@@ -1,9 +1,9 @@
-"""jest, mocha and vitest end to end with the real runners: ``gen09 mutate`` (detection from
+"""jest, mocha, vitest and node-tap end to end with the real runners: ``gen09 mutate`` (detection from
 ``scripts.test``, ``npm ci`` from the fixture's committed lockfile, baseline, whole-suite
 validation) → Harbor bundles → ``gen09 verify`` with the local node (nop 0 / oracle 1), the
-F2P test files hidden. Fixtures: tests/fixtures/langs/node-{jest,mocha,vitest}-calc, each with a
+F2P test files hidden. Fixtures: tests/fixtures/langs/node-{jest,mocha,vitest,tap}-calc, each with a
 ``package-lock.json`` pinning jest 29.7.0, mocha 10.8.2, vitest 3.2.4 + vite 7.1.12 (vite 8 needs a
-newer node than 20). ``npm ci`` installs from the npm registry, so these tests skip when node or
+newer node than 20), tap 16.3.10. ``npm ci`` installs from the npm registry, so these tests skip when node or
 npm is missing or the registry does not answer ``npm ping``."""
 
 import json
@@ -20,6 +20,7 @@ RUNNERS = {  # runner: (report format, what the test command must and must not h
     "jest": ("jest-json", "npx --no-install jest --ci --json", "--coverage"),
     "mocha": ("mocha-json", "npx --no-install mocha 'test/**/*.spec.js' --reporter json", "--reporter spec"),
     "vitest": ("jest-json", "npx --no-install vitest run --reporter=json", None),
+    "tap": ("tap", "npx --no-install tap -R tap --no-coverage", None),  # node-tap 16, its TAP on stdout
 }
 
 

@@ -125,6 +125,7 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         "Error: STACK_TRACE_ERROR\n    at task (file:///w/node_modules/@vitest/runner/dist/chunk-hooks.js:638:27)":
             "a call does not finish: the check runs out of time.",
         "thrown: \"Exceeded timeout of 5000 ms for a test.": "a call does not finish: the check runs out of time.",
+        "should be equal\nfound: 10\nwanted: 0\ncompare: ===\nat:\nline: 7": "a result is `10` where `0` is expected.",
         # fnv 1.0.7 (cargo test): the panic's header names the test and its file, and dropped the whole
         # message; assert_eq!'s values, before Rust 1.73 and after
         "thread 'test::basic_tests' (29702) panicked at lib.rs:164:9:\nassertion `left == right` failed\n"

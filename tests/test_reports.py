@@ -55,6 +55,19 @@ def test_node_tap_keeps_leaves_only():
     assert "-1 !== 5" in subs.message and subs.seconds > 0
 
 
+def test_node_tap_subtests_are_tests_and_their_assertions_the_message():
+    """node-tap 16 (npm/node-semver's runner): a file per outermost subtest, assertions as points."""
+    result = parsed("tap", "node-tap16.txt")
+    assert by_id(result) == {"test/index.js::clamp > keeps values inside": "passed",
+                             "test/index.js::clamp > raises low values": "failed",
+                             "test/index.js::clamp > lowers high values": "passed",
+                             **{f"test/index.js::numbers > {name}": "passed" for name in (
+                                 "sum adds every value", "mean of values", "mean of nothing is zero",
+                                 "range counts up", "range takes a step")}}
+    failed = next(c for c in result.cases if c.outcome == "failed")
+    assert failed.file == "test/index.js" and failed.message.startswith("should be equal\nfound: 10\nwanted: 0")
+
+
 def test_tape_tap_groups_assertions_by_test():
     assert by_id(parsed("tap", "tape.txt")) == {"adds": "passed", "adds wrong": "failed", "skipped": "skipped"}
 

@@ -26,6 +26,7 @@ _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
 _NODE_EQ = re.compile(r"^(.+?) !==? (.+)$")
 _DIFF_HEAD = re.compile(r"^(?:- Expected\b.*\n\+ Received\b.*|\+ actual - expected)\n\n", re.M)
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
+_TAP_YAML = re.compile(r"^found: (.+)\nwanted: (.+)$", re.M)  # node-tap's and tape's YAML
 _JEST_ONE = re.compile(r"^(?:Error: )?expect\(received\)\.(\w+)\(\)\n\nReceived: (.+)$", re.M)
 _JEST_WANTED = {"toBeTruthy": "a truthy value", "toBeFalsy": "a falsy value", "toBeNull": "`null`",
                 "toBeUndefined": "`undefined`", "toBeDefined": "a defined value", "toBeNaN": "`NaN`"}
@@ -164,6 +165,8 @@ def _compared(message: str, lines: list[str]) -> str | None:
             noun = f"error {noun}"
         subject = f"the {noun}" if noun else "a result"
         return f"{subject} is `{match.group(4)}` where `{match.group(2)}` is expected."
+    if match := _TAP_YAML.search(message):
+        return f"a result is `{match.group(1)}` where `{match.group(2)}` is expected."
     if match := _JEST_ONE.search(message):
         wanted = _JEST_WANTED.get(match.group(1))
         return f"a result is `{match.group(2)}` where {wanted} is expected." if wanted else None

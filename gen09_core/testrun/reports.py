@@ -14,8 +14,13 @@ Formats (``FORMAT`` of a profile's ``report = "FORMAT:PATH"``):
   gen09's reporter, jest-junit, ...). Id: ``classname::name``, with the names of enclosing
   ``<testsuite>`` elements below the document root joined by `` > `` before ``name``;
   ``classname`` alone when it equals ``name`` (ctest); the ``file`` attribute when present.
-- ``tap``: TAP 13/14. Node's runner nests subtests (``# Subtest:`` and indentation): the id
-  is the names from the outermost test down, joined by `` > ``, and only leaves are tests.
+- ``tap``: TAP 13/14. Node's runner and node-tap nest subtests (``# Subtest:`` and
+  indentation): the id is the names from the outermost test down, joined by `` > ``, and
+  only leaves are tests; node-tap names the outermost by its test file, which becomes the
+  file (``test/a.js::suite > name``). A point with no ``# Subtest:`` of its own is an assertion of the
+  subtest around it (node-tap's ``ok 1 - should be equal``): not a test, and when it fails
+  its name and YAML (``found:`` / ``wanted:``) are that subtest's message; node-tap's
+  ``# time=`` after a name is dropped.
   Without subtests (tape and its kin) every ``# name`` comment opens a test whose
   assertions are the TAP points under it; it fails when one of them fails.
 - ``jest-json``: ``jest --json`` and ``vitest --reporter=json``. Id:
@@ -151,6 +156,7 @@ def _junit_case(case, suites) -> Case:
 
 # -- TAP ---------------------------------------------------------------------------------
 
+_SCRIPT = re.compile(r"\.[cm]?[jt]sx?$")
 _POINT = re.compile(r"^(?P<indent>\s*)(?P<ok>not ok|ok)\b\s*(?P<num>\d+)?\s*(?:-\s*)?(?P<desc>.*)$")
 _DIRECTIVE = re.compile(r"\s+#\s*(?P<kind>SKIP|TODO)\b.*$", re.I)
 _SUMMARY = re.compile(r"^#\s*(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms|ok|not ok)\b")
@@ -168,7 +174,7 @@ def _tap_point(line: str):
     match = _POINT.match(line)
     if not match or line.lstrip().startswith("#"):
         return None
-    desc = match.group("desc").strip()
+    desc = re.sub(r"\s+# time=[\d.]+m?s$", "", match.group("desc").strip())  # node-tap's duration
     directive = _DIRECTIVE.search(desc)
     kind = directive.group("kind").upper() if directive else ""
     if directive:
@@ -181,6 +187,8 @@ def _tap_point(line: str):
 def _tap_nested(lines) -> list:
     names: list = []  # open subtest names by depth
     points: list = []  # (depth, path, outcome, message lines)
+    failed_asserts: dict = {}  # subtest path -> the lines of its failed assertions
+    detail = None  # where the lines under the last point go
     for line in lines:
         stripped = line.lstrip()
         depth = len(line[:len(line) - len(stripped)].expandtabs(4)) // 4
@@ -190,20 +198,28 @@ def _tap_nested(lines) -> list:
             continue
         point = _tap_point(line)
         if point is None:
-            if points and stripped and not stripped.startswith(("#", "1..")):
-                points[-1][3].append(stripped)
+            if detail is not None and stripped and not stripped.startswith(("#", "1..")):
+                detail.append(stripped)
             continue
         depth, desc, outcome = point
+        if 0 < depth == len(names) and names[depth - 1] != desc:  # an assertion of the subtest around it
+            detail = failed_asserts.setdefault(tuple(names), []) if outcome == FAILED else None
+            if detail is not None:
+                detail.append(desc)
+            continue
         path = tuple(names[:depth]) + (desc,)
         del names[depth:]
-        points.append((depth, path, outcome, []))
+        detail = failed_asserts.pop(path, [])
+        points.append((depth, path, outcome, detail))
     cases = []
     for index, (_depth, path, outcome, detail) in enumerate(points):
         children = [p for p in points[:index] if p[1][:len(path)] == path and len(p[1]) > len(path)]
         if children and (outcome != FAILED or any(c[2] == FAILED for c in children)):
             continue  # a suite or parent test: its leaves are the tests
         message = "\n".join(d for d in detail if not d.startswith(("---", "...", "duration_ms")))
-        cases.append(Case(" > ".join(path), outcome, _tap_duration(detail), _short(message)))
+        file = path[0] if len(path) > 1 and _SCRIPT.search(path[0]) else ""  # node-tap: a file per subtest
+        test_id = f"{file}::{' > '.join(path[1:])}" if file else " > ".join(path)
+        cases.append(Case(test_id, outcome, _tap_duration(detail), _short(message), file))
     return cases
 
 

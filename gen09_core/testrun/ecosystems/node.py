@@ -13,7 +13,11 @@ dependencies:
 - ``jest`` → ``--ci --json --outputFile``, format ``jest-json``;
 - ``vitest`` → ``vitest run --reporter=json --outputFile``, format ``jest-json``;
 - ``mocha`` → ``--reporter json --reporter-option output=...``, format ``mocha-json``;
-- ``tape`` → its TAP on stdout, format ``tap`` (a wrapper such as ``nyc`` is dropped).
+- ``tape`` → its TAP on stdout, format ``tap`` (a wrapper such as ``nyc`` is dropped);
+- ``tap`` (node-tap, npm's own packages use it) → ``-R tap --no-coverage`` (tap 18 and later:
+  ``--reporter=tap --disable-coverage``, by the major version ``devDependencies`` asks
+  for): its nested TAP on stdout, format ``tap``; no coverage, which would only slow the run
+  and fail it below the repository's threshold.
 
 ``npm run NAME`` / ``npm test`` inside a script is followed to the script it names.
 """
@@ -26,7 +30,7 @@ from pathlib import Path
 from gen09_core.errors import BadInput
 from gen09_core.testrun.ecosystems import CommandRecipe, script_segment
 
-RUNNERS = ("jest", "vitest", "mocha", "tape", "node")
+RUNNERS = ("jest", "vitest", "mocha", "tape", "tap", "node")
 # options of the repository's own test command that gen09 replaces or must not use
 DROPPED = {"--coverage", "--watch", "--watchAll", "-w", "--reporter", "-R", "--reporters", "--json",
            "--outputFile", "--test-reporter", "--test-reporter-destination", "--reporter-option",
@@ -61,10 +65,11 @@ def detect(repo: Path) -> CommandRecipe | None:
             if (Path(repo) / other).is_file():
                 notes.append(f"{other} is not read: npm resolves the dependencies itself")
     script = expand_script(package.get("scripts") or {}, "test")
-    deps = set(package.get("devDependencies") or {}) | set(package.get("dependencies") or {})
+    deps = {**(package.get("dependencies") or {}), **(package.get("devDependencies") or {})}
     test, fmt, where, runner = _runner(script, deps)
     if test is None:
-        raise BadInput(f"{path}: no supported test runner (node --test, jest, vitest, mocha) in scripts.test "
+        raise BadInput(f"{path}: no supported test runner (node --test, jest, vitest, mocha, tape, tap) in "
+                       f"scripts.test "
                        f"{script!r} or the dependencies; give a command profile in the configuration")
     provenance.append((f"{runner} runner", where))
     typescript = any(p.suffix in (".ts", ".tsx", ".mts", ".cts") for p in _sources(Path(repo)))
@@ -99,22 +104,23 @@ def _sources(repo: Path):
             yield path
 
 
-def _runner(script: str, deps: set) -> tuple[str | None, str, str, str]:
-    """``(command, report format, where it came from, runner)``."""
+def _runner(script: str, deps: dict) -> tuple[str | None, str, str, str]:
+    """``(command, report format, where it came from, runner)``; ``deps`` maps a package to
+    the version range the repository asks for."""
     for name in RUNNERS:
         words = script_segment(script, name)
         if name == "node" and words is not None and "--test" not in words:
             words = None
         if words is not None:
-            return _command(name, words), _format(name), "package.json scripts.test", name
-    for name in RUNNERS[:4]:
+            return _command(name, words, deps.get(name, "")), _format(name), "package.json scripts.test", name
+    for name in RUNNERS[:5]:
         if name in deps:
-            return _command(name, []), _format(name), f"package.json devDependencies {name}", name
+            return _command(name, [], deps[name]), _format(name), f"package.json devDependencies {name}", name
     return None, "", "", ""
 
 
 def _format(name: str) -> str:
-    return {"jest": "jest-json", "vitest": "jest-json", "mocha": "mocha-json", "tape": "tap",
+    return {"jest": "jest-json", "vitest": "jest-json", "mocha": "mocha-json", "tape": "tap", "tap": "tap",
             "node": "junit"}[name]
 
 
@@ -134,7 +140,10 @@ def _args(name: str, words: list[str]) -> list[str]:
     return out
 
 
-def _command(name: str, words: list[str]) -> str:
+def _command(name: str, words: list[str], wanted: str = "") -> str:
+    """The test command of runner ``name``, from the words of the repository's own (if any)
+    and the version range it asks for (``wanted``)."""
+    import re
     import shlex
 
     args = [shlex.quote(a) for a in (_args(name, words) if words else [])]
@@ -149,5 +158,10 @@ def _command(name: str, words: list[str]) -> str:
         return " ".join([BIN, "vitest", "run", "--reporter=json", '--outputFile="$GEN09_REPORT"', *args])
     if name == "tape":
         return " ".join([BIN, "tape", *args])
+    if name == "tap":
+        major = re.search(r"\d+", wanted)
+        new = major is not None and int(major.group()) >= 18
+        options = ["--reporter=tap", "--disable-coverage"] if new else ["-R", "tap", "--no-coverage"]
+        return " ".join([BIN, "tap", *options, *args])
     return " ".join([BIN, "mocha", *args, "--reporter", "json", "--reporter-option",
                      'output="$GEN09_REPORT"'])
