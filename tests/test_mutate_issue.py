@@ -126,6 +126,11 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
             "a call does not finish: the check runs out of time.",
         "thrown: \"Exceeded timeout of 5000 ms for a test.": "a call does not finish: the check runs out of time.",
         "should be equal\nfound: 10\nwanted: 0\ncompare: ===\nat:\nline: 7": "a result is `10` where `0` is expected.",
+        # node-semver 7.8.5 (node-tap): a diff under the assertion's own name; a check with neither
+        "1.0.0 - 2.0.0 => >=1.0.0 <=2.0.0\ncompare: ===\nat:\nline: 27\ndiff: |\n+++ actual\n@@ -1,1 +1,1 @@\n"
+        "->=1.0.0 <=2.0.0\n+>=1.0.0 <2.0.1-0\nparsing both yields same result\ncompare: ===":
+            "a result is `>=1.0.0 <2.0.1-0` where `>=1.0.0 <=2.0.0` is expected.",
+        "cmp('0.0.0' > '0.0.0-foo')\nat:\nline: 12\nstack: |": "the check reports `cmp('0.0.0' > '0.0.0-foo')`.",
         # fnv 1.0.7 (cargo test): the panic's header names the test and its file, and dropped the whole
         # message; assert_eq!'s values, before Rust 1.73 and after
         "thread 'test::basic_tests' (29702) panicked at lib.rs:164:9:\nassertion `left == right` failed\n"

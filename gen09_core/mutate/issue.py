@@ -24,7 +24,10 @@ _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
 # / ``+ Received`` diff, ``Expected substring:`` / ``Received message:`` and the like), chai and
 # vitest's expect (``expected A to equal B``, ``expected A to be B // Object.is equality``)
 _NODE_EQ = re.compile(r"^(.+?) !==? (.+)$")
-_DIFF_HEAD = re.compile(r"^(?:- Expected\b.*\n\+ Received\b.*|\+ actual - expected)\n\n", re.M)
+_DIFF_HEAD = re.compile(r"^(?:(?:- Expected\b.*\n\+ Received\b.*|\+ actual - expected)\n\n"
+                        r"|(?:--- expected\n)?\+\+\+ actual\n@@[^\n]*@@\n)", re.M)  # the last: node-tap's
+# a node-tap assertion's YAML (not ``tapCaught``: an error the test threw)
+_TAP_CHECK = re.compile(r"^(?:compare|found|wanted|pattern|at|diff):", re.M)
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
 _TAP_YAML = re.compile(r"^found: (.+)\nwanted: (.+)$", re.M)  # node-tap's and tape's YAML
 _JEST_ONE = re.compile(r"^(?:Error: )?expect\(received\)\.(\w+)\(\)\n\nReceived: (.+)$", re.M)
@@ -143,7 +146,7 @@ def _diffed(message: str) -> tuple[str, str, bool] | None:
         return None
     body = []
     for line in message[head.end():].splitlines():
-        if not line.strip() or re.match(r"\s+at ", line):
+        if not line.strip() or re.match(r"\s+at ", line) or not line.startswith(("+", "-", " ", "@@", "...")):
             break
         body.append(line)
     added = [ln[1:].strip().rstrip(",") for ln in body if ln.startswith("+")]
@@ -201,6 +204,8 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
     if compared := _compared(message, lines):
         return compared, None
     first = lines[0].strip()
+    if _TAP_CHECK.search(message) and "tapCaught:" not in message:  # node-tap: the assertion's own name
+        return f"the check reports `{cut_at_token(first, 300)}`.", None
     if re.match(r"(?:Error: )?expect\(", first):  # a jest or vitest matcher's own check failed
         return f"the check reports `{cut_at_token(first.removeprefix('Error: '), 300)}`.", None
     failed_check = first.startswith("AssertionError")
