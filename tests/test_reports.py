@@ -68,6 +68,16 @@ def test_node_tap_subtests_are_tests_and_their_assertions_the_message():
     assert failed.file == "test/index.js" and failed.message.startswith("should be equal\nfound: 10\nwanted: 0")
 
 
+def test_node_tap_assertions_beside_subtests_belong_to_the_file():
+    text = ("TAP version 13\n# Subtest: test/x.js\n    # Subtest: sub\n        ok 1 - should be equal\n"
+            "        1..1\n    ok 1 - sub # time=1ms\n    not ok 2 - should be equal\n      ---\n"
+            "      found: 1\n      wanted: 2\n      ...\n    ok 3 - should be equal\n    1..3\n"
+            "not ok 1 - test/x.js # time=5ms\n1..1\n")
+    result = reports.parse("tap", [text], "")
+    assert by_id(result) == {"test/x.js::sub": "passed", "test/x.js": "failed"}
+    assert result.cases[-1].message == "should be equal\nfound: 1\nwanted: 2"
+
+
 def test_tape_tap_groups_assertions_by_test():
     assert by_id(parsed("tap", "tape.txt")) == {"adds": "passed", "adds wrong": "failed", "skipped": "skipped"}
 

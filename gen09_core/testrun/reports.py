@@ -202,7 +202,7 @@ def _tap_nested(lines) -> list:
                 detail.append(stripped)
             continue
         depth, desc, outcome = point
-        if 0 < depth == len(names) and names[depth - 1] != desc:  # an assertion of the subtest around it
+        if depth and names[depth:depth + 1] != [desc]:  # no "# Subtest:" of its own: an assertion
             detail = failed_asserts.setdefault(tuple(names), []) if outcome == FAILED else None
             if detail is not None:
                 detail.append(desc)
