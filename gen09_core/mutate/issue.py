@@ -138,6 +138,16 @@ def cut_at_token(text: str, cap: int) -> str:
     return text[:end].rstrip() + " ..."
 
 
+def _result(actual: str, expected: str, subject: str = "a result") -> str:
+    """The observation of a comparison: what ``subject`` is and what was expected."""
+    return f"{subject} is `{actual}` where `{expected}` is expected."
+
+
+def _check(text: str) -> str:
+    """The observation of a failed check that shows no values: the check's own words."""
+    return f"the check reports `{cut_at_token(text, 300)}`."
+
+
 def _diffed(message: str) -> tuple[str, str, bool] | None:
     """``(actual, expected, whole)`` from the first added and removed line of a jest/vitest or
     node diff; ``whole`` when those two lines are all the diff shows."""
@@ -161,15 +171,14 @@ def _compared(message: str, lines: list[str]) -> str | None:
     or None."""
     if diffed := _diffed(message):
         actual, expected, whole = diffed
-        return f"{'a result' if whole else 'part of a result'} is `{actual}` where `{expected}` is expected."
+        return _result(actual, expected, "a result" if whole else "part of a result")
     if match := _JEST_EQ.search(message):
         noun = match.group(3) or match.group(1)
         if noun and "toThrow" in lines[0]:
             noun = f"error {noun}"
-        subject = f"the {noun}" if noun else "a result"
-        return f"{subject} is `{match.group(4)}` where `{match.group(2)}` is expected."
+        return _result(match.group(4), match.group(2), f"the {noun}" if noun else "a result")
     if match := _TAP_YAML.search(message):
-        return f"a result is `{match.group(1)}` where `{match.group(2)}` is expected."
+        return _result(match.group(1), match.group(2))
     if match := _JEST_ONE.search(message):
         wanted = _JEST_WANTED.get(match.group(1))
         return f"a result is `{match.group(2)}` where {wanted} is expected." if wanted else None
@@ -177,16 +186,16 @@ def _compared(message: str, lines: list[str]) -> str | None:
         return "no error is raised where one is expected."
     if lines[0].startswith(("assertion `left == right` failed", "assertion failed: `(left == right)`")) and (
             match := _RUST_EQ.search(message)):
-        return f"a result is `{match.group(1)}` where `{match.group(2)}` is expected."
+        return _result(match.group(1), match.group(2))
     if lines[0].startswith("Expected values to be") and (match := _NODE_EQ.match(lines[-1].strip())):
-        return f"a result is `{match.group(1)}` where `{match.group(2)}` is expected."
+        return _result(match.group(1), match.group(2))
     if match := _CHAI_EQ.match(lines[0].strip()):
         actual, expected = match.groups()
         if actual == "a thrown error":  # vitest's toThrowError(error)
             return f"the error raised is not the expected `{expected}`."
         if actual == expected:  # chai cut both short (``{ path: '/test', …(1) }``)
             return f"a result differs from what is expected, though both print as `{actual}`."
-        return f"a result is `{actual}` where `{expected}` is expected."
+        return _result(actual, expected)
     return None
 
 
@@ -205,9 +214,9 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
         return compared, None
     first = lines[0].strip()
     if _TAP_CHECK.search(message) and "tapCaught:" not in message:  # node-tap: the assertion's own name
-        return f"the check reports `{cut_at_token(first, 300)}`.", None
+        return _check(first), None
     if re.match(r"(?:Error: )?expect\(", first):  # a jest or vitest matcher's own check failed
-        return f"the check reports `{cut_at_token(first.removeprefix('Error: '), 300)}`.", None
+        return _check(first.removeprefix("Error: ")), None
     failed_check = first.startswith("AssertionError")
     if failed_check:
         first = first[len("AssertionError"):].lstrip(":").strip()
@@ -222,11 +231,11 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
                 break
         if call:
             return f"`{call}` returns `{actual}`, but `{expected}` is expected.", None
-        return f"a result is `{actual}` where `{expected}` is expected.", None
+        return _result(actual, expected), None
     if first.startswith("assert") or (failed_check and not first):
         return "a documented property of the result does not hold.", None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
-        return f"the check reports `{cut_at_token(first, 300)}`.", None
+        return _check(first), None
     if match := _C_ASSERT.match(first):
         return None, f"Assertion '{match.group(2)}' failed in {match.group(1)}()"[:300]
     return None, _LOCATION.sub("", first)[:300]

@@ -158,6 +158,7 @@ def _junit_case(case, suites) -> Case:
 
 _SCRIPT = re.compile(r"\.[cm]?[jt]sx?$")
 _POINT = re.compile(r"^(?P<indent>\s*)(?P<ok>not ok|ok)\b\s*(?P<num>\d+)?\s*(?:-\s*)?(?P<desc>.*)$")
+_TAP_TIME = re.compile(r"\s+# time=[\d.]+m?s$")  # node-tap's duration after a name
 _DIRECTIVE = re.compile(r"\s+#\s*(?P<kind>SKIP|TODO)\b.*$", re.I)
 _SUMMARY = re.compile(r"^#\s*(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms|ok|not ok)\b")
 
@@ -174,7 +175,7 @@ def _tap_point(line: str):
     match = _POINT.match(line)
     if not match or line.lstrip().startswith("#"):
         return None
-    desc = re.sub(r"\s+# time=[\d.]+m?s$", "", match.group("desc").strip())  # node-tap's duration
+    desc = _TAP_TIME.sub("", match.group("desc").strip())
     directive = _DIRECTIVE.search(desc)
     kind = directive.group("kind").upper() if directive else ""
     if directive:

@@ -25,6 +25,8 @@ dependencies:
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 from gen09_core.errors import BadInput
@@ -86,8 +88,6 @@ def detect(repo: Path) -> CommandRecipe | None:
 def expand_script(scripts: dict, name: str, depth: int = 0) -> str:
     """``scripts[name]`` with every ``npm run X`` / ``npm test`` replaced by the script it
     runs (up to a few levels)."""
-    import re
-
     text = str(scripts.get(name) or "")
     if depth > 4:
         return text
@@ -143,9 +143,6 @@ def _args(name: str, words: list[str]) -> list[str]:
 def _command(name: str, words: list[str], wanted: str = "") -> str:
     """The test command of runner ``name``, from the words of the repository's own (if any)
     and the version range it asks for (``wanted``)."""
-    import re
-    import shlex
-
     args = [shlex.quote(a) for a in (_args(name, words) if words else [])]
     if name == "node":
         args = [a for a in args if a != "--test"]
