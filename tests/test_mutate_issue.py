@@ -141,6 +141,20 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         "thread 'tests::it' panicked at src/lib.rs:9:5:\nassertion failed: v.is_empty()":
             "a documented property of the result does not hold.",
     }
+    # jsemver 0.10.2 (JUnit 5 under surefire): its assertions said 'raises `expected: <true> but was: <false>`'
+    luxon.update({
+        "expected: <true> but was: <false>": "a result is `false` where `true` is expected.",
+        "parsed ==> expected: <1.2.3> but was: <1.2.4>": "a result is `1.2.4` where `1.2.3` is expected.",
+        "expected:<[a]b> but was:<[c]b>": "a result is `[c]b` where `[a]b` is expected.",  # JUnit 4
+        "Expected java.lang.IllegalArgumentException to be thrown, but nothing was thrown.":
+            "no error is raised where `IllegalArgumentException` is expected.",
+        "Unexpected exception type thrown, expected: <com.github.zafarkhaja.semver.ParseException> but was: "
+        "<java.lang.IllegalArgumentException>":
+            "the error raised is `IllegalArgumentException` where `ParseException` is expected.",
+        "expected: not <null>": "a result is `null` where a value is expected.",
+        "expected: not equal but was: <1.2.3-alpha+test>":
+            "a result is `1.2.3-alpha+test`, a value it is expected not to be.",
+    })
     for message, raised in {  # jansson 2.14 (ctest): the line a test printed, without its own file's name
         "test_load.c:42: json_loads returned NULL": "json_loads returned NULL",
         "ValueError: bad input at 3:4: here": "ValueError: bad input at 3:4: here",

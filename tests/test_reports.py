@@ -1,6 +1,7 @@
 """The report parsers, on output captured from real runs of each runner (tests/fixtures/reports:
 node 20's test runner with its TAP reporter and with gen09's JUnit reporter, tape 5, jest 29,
-vitest 3, mocha 10, go 1.19 ``go test -json``, RSpec 3.12, cargo 1.95's libtest, ctest 3.25),
+vitest 3, mocha 10, go 1.19 ``go test -json``, RSpec 3.12, cargo 1.95's libtest, ctest 3.25,
+surefire 3.2.5),
 and through the one outcome reader."""
 
 import json
@@ -45,6 +46,24 @@ def test_ctest_junit_uses_the_test_name():
     # ctest leaves the failure's message empty and the test's output beside it (jansson 2.14's issues
     # were empty): the last line it printed is the message
     assert next(c for c in result.cases if c.test_id == "add_bad").message == "add.c:12: expected 4 got 3"
+
+
+def test_surefire_errors_name_their_exception():
+    """surefire 3.2.5 (jsemver 0.10.2): an ``<error>`` keeps its exception's name in ``type`` alone, and
+    the issue said 'raises `preReleaseIds must not be null`'."""
+    cases = {c.test_id.rpartition("::")[2]: c for c in parsed("junit", "surefire.xml").cases}
+    assert {name: c.outcome for name, c in cases.items()} == {
+        "shouldNotAcceptNegativeNumbersForPatchVersion": "passed",
+        "shouldSetVersionCoreWithDefaultMinorAndPatchValues": "error",
+        "shouldNotAcceptNullsWhenSettingNormalVersion": "failed"}
+    assert cases["shouldSetVersionCoreWithDefaultMinorAndPatchValues"].message == \
+        "IllegalArgumentException: preReleaseIds must not be null"
+    assert cases["shouldNotAcceptNullsWhenSettingNormalVersion"].message.startswith("Unexpected exception type")
+    text = "<testsuite><testcase classname='a.B' name='{}'><error {}/></testcase></testsuite>"
+    for attributes, message in (("type='java.lang.IllegalStateException'", "IllegalStateException"),
+                                ("message='java.lang.X: y' type='java.lang.X'", "java.lang.X: y"),
+                                ("message='y' type=''", "y")):
+        assert reports.parse("junit", [text.format("t", attributes)]).cases[0].message == message
 
 
 def test_node_tap_keeps_leaves_only():

@@ -46,6 +46,14 @@ _RUST_EQ = re.compile(r"^\s*left: `?(.+?)`?,?\n\s*right: `?(.+?)`?$", re.M)
 _C_ASSERT = re.compile(r"^\S+: \S+:\d+: (\w+): Assertion `(.+)' failed\.$")
 # where a C test printed its failure (``test_array.c:42: ``): the test's own file, which must not show
 _LOCATION = re.compile(r"^[\w./-]+\.\w+:\d+:(?:\d+:)?\s+")
+# JUnit's assertions, after the test's own message (``msg ==> `` in JUnit 5): assertEquals (JUnit 5
+# ``expected: <A> but was: <B>``, JUnit 4 ``expected:<A> but was:<B>``), assertThrows' two failures,
+# assertNotNull and assertNotEquals
+_JUNIT_EQ = re.compile(r"^(?:.*?\s)?expected: ?<(.*)> but was: ?<(.*)>$", re.S)
+_JUNIT_THROWN = re.compile(r"^(?:.* ==> )?(?:Unexpected exception type thrown, expected: <([\w.$]+)> "
+                           r"but was: <([\w.$]+)>|Expected ([\w.$]+) to be thrown, but nothing was thrown\.)",
+                           re.S)
+_JUNIT_NOT = re.compile(r"^(?:.* ==> )?expected: not (?:<null>|equal but was: <(.*)>)$", re.S)
 _CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
                       r"(?: // Object\.is equality)?$")
 
@@ -148,6 +156,11 @@ def _check(text: str) -> str:
     return f"the check reports `{cut_at_token(text, 300)}`."
 
 
+def _simple(name: str | None) -> str | None:
+    """A Java class's simple name (``IllegalArgumentException`` of ``java.lang.IllegalArgumentException``)."""
+    return name.rsplit(".", 1)[-1] if name else name
+
+
 def _diffed(message: str) -> tuple[str, str, bool] | None:
     """``(actual, expected, whole)`` from the first added and removed line of a jest/vitest or
     node diff; ``whole`` when those two lines are all the diff shows."""
@@ -189,6 +202,17 @@ def _compared(message: str, lines: list[str]) -> str | None:
         return _result(match.group(1), match.group(2))
     if lines[0].startswith("Expected values to be") and (match := _NODE_EQ.match(lines[-1].strip())):
         return _result(match.group(1), match.group(2))
+    if match := _JUNIT_THROWN.match(message.strip()):
+        expected, actual, missing = (_simple(name) for name in match.groups())
+        if missing:
+            return f"no error is raised where `{missing}` is expected."
+        return f"the error raised is `{actual}` where `{expected}` is expected."
+    if match := _JUNIT_NOT.match(message.strip()):
+        if match.group(1) is None:
+            return "a result is `null` where a value is expected."
+        return f"a result is `{match.group(1)}`, a value it is expected not to be."
+    if match := _JUNIT_EQ.match(message.strip()):
+        return _result(match.group(2), match.group(1))
     if match := _CHAI_EQ.match(lines[0].strip()):
         actual, expected = match.groups()
         if actual == "a thrown error":  # vitest's toThrowError(error)

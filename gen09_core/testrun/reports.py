@@ -14,6 +14,8 @@ Formats (``FORMAT`` of a profile's ``report = "FORMAT:PATH"``):
   gen09's reporter, jest-junit, ...). Id: ``classname::name``, with the names of enclosing
   ``<testsuite>`` elements below the document root joined by `` > `` before ``name``;
   ``classname`` alone when it equals ``name`` (ctest); the ``file`` attribute when present.
+  An ``<error>``'s message starts with its exception's simple name (surefire gives the name
+  only in ``type``: ``IllegalArgumentException: ids must not be null``).
 - ``tap``: TAP 13/14. Node's runner and node-tap nest subtests (``# Subtest:`` and
   indentation): the id is the names from the outermost test down, joined by `` > ``, and
   only leaves are tests; node-tap names the outermost by its test file, which becomes the
@@ -128,6 +130,11 @@ def parse_junit(text: str, root: str = "") -> Parsed:
     return Parsed(tuple(cases), tuple(problems))
 
 
+# the exception class of an ``<error>`` (a test that raised rather than failed a check), as
+# surefire names it (``java.lang.IllegalArgumentException``), with its simple name
+_EXCEPTION = re.compile(r"(?:[\w$]+\.)*([A-Z][\w$]*)")
+
+
 def _junit_case(case, suites) -> Case:
     name, classname = case.get("name", ""), case.get("classname", "")
     path = " > ".join([s for s in suites if s] + [name])
@@ -138,6 +145,9 @@ def _junit_case(case, suites) -> Case:
         if child.tag in ("failure", "error"):
             outcome = FAILED if child.tag == "failure" else ERROR
             message = _short(child.get("message") or child.text)
+            kind = _EXCEPTION.fullmatch(child.get("type") or "")
+            if outcome == ERROR and kind and not message.startswith((kind.group(0), kind.group(1))):
+                message = f"{kind.group(1)}: {message}" if message else kind.group(1)  # surefire's: no type
             break
         if child.tag == "skipped":
             outcome = SKIPPED
