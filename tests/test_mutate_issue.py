@@ -155,11 +155,29 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         "expected: not equal but was: <1.2.3-alpha+test>":
             "a result is `1.2.3-alpha+test`, a value it is expected not to be.",
     })
+    # semver 1.0.14 (cargo, Debian's sources): a panic!() of a test file's own helper is its check; an
+    # assert_ne! shows both values; a mutant that reads freed memory printed raw bytes into the issue
+    luxon.update({
+        "thread 'test_basic' (24014) panicked at tests/test_version_req.rs:40:5:\ndid not match 1.1.0\n"
+        "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace":
+            "the check reports `did not match 1.1.0`.",
+        "thread 'test_eq' (25680) panicked at tests/test_identifier.rs:39:5:\nassertion `left != right` failed\n"
+        "  left: Prerelease(\"a\")\n right: Prerelease(\"aa\")":
+            "`Prerelease(\"a\")` and `Prerelease(\"aa\")` compare equal where they are expected to differ.",
+        "thread 'it' panicked at tests/t.rs:9:5:\nassertion `left == right` failed\n  left: \"a\x00\x1bb\"\n"
+        " right: \"ab\"": "a result is `\"a\\x00\\x1bb\"` where `\"ab\"` is expected.",
+    })
     for message, raised in {  # jansson 2.14 (ctest): the line a test printed, without its own file's name
         "test_load.c:42: json_loads returned NULL": "json_loads returned NULL",
         "ValueError: bad input at 3:4: here": "ValueError: bad input at 3:4: here",
         "json_process: /srv/w/jobs/m1/src/load.c:223: stream_unget: Assertion `buf[pos] != c' failed.":
             "Assertion 'buf[pos] != c' failed in stream_unget()",
+        # semver 1.0.14: a doctest's failure is its executable's; the panic is in the stderr it shows
+        "Test executable failed (exit status: 101).\n\nstderr:\n\nthread 'main' (24999) panicked at "
+        "src/lib.rs:7:52:\ncalled `Result::unwrap()` on an `Err` value: Error(\"bad\")\nnote: run with":
+            "called `Result::unwrap()` on an `Err` value: Error(\"bad\")",
+        "thread 't' panicked at tests/t.rs:4:9:\ncalled `Option::unwrap()` on a `None` value":
+            "called `Option::unwrap()` on a `None` value",  # an unwrap in a test: the code's answer
     }.items():
         failures = {"test_load::case": {"message": message, "trace": []}}
         text = write_issue("src/load.c", failures, list(failures), [], "", tmp_path)

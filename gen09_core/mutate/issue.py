@@ -40,8 +40,10 @@ _TIMED_OUT = re.compile(r"^(?:Error: )?(?:STACK_TRACE_ERROR$|Test timed out in "
 # a Rust test's panic: its header line (``thread 'm::t' (123) panicked at src/lib.rs:4:9:``, or
 # before Rust 1.73 ``thread 'm::t' panicked at 'message', src/lib.rs:4:9``), and assert_eq!'s values
 _RUST_PANIC = re.compile(r"thread '[^']*' (?:\(\d+\) )?panicked at "
-                         r"(?:'(?P<old>.*)', \S+:\d+:\d+$|\S+:\d+:\d+:\n)", re.S)
+                         r"(?:'(?P<old>.*)', (?P<old_at>\S+):\d+:\d+$|(?P<at>\S+):\d+:\d+:\n)", re.S)
 _RUST_EQ = re.compile(r"^\s*left: `?(.+?)`?,?\n\s*right: `?(.+?)`?$", re.M)
+_RUST_TESTS = re.compile(r"^(?:.*/)?(?:tests|benches)/")  # a panic there is the test's own check failing
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # kept out of the text: a mutant may print raw memory
 # C's assert() as glibc prints it: ``prog: /path/src/load.c:223: stream_unget: Assertion `x' failed.``
 _C_ASSERT = re.compile(r"^\S+: \S+:\d+: (\w+): Assertion `(.+)' failed\.$")
 # where a C test printed its failure (``test_array.c:42: ``): the test's own file, which must not show
@@ -200,6 +202,9 @@ def _compared(message: str, lines: list[str]) -> str | None:
     if lines[0].startswith(("assertion `left == right` failed", "assertion failed: `(left == right)`")) and (
             match := _RUST_EQ.search(message)):
         return _result(match.group(1), match.group(2))
+    if lines[0].startswith(("assertion `left != right` failed", "assertion failed: `(left != right)`")) and (
+            match := _RUST_EQ.search(message)):
+        return f"`{match.group(1)}` and `{match.group(2)}` compare equal where they are expected to differ."
     if lines[0].startswith("Expected values to be") and (match := _NODE_EQ.match(lines[-1].strip())):
         return _result(match.group(1), match.group(2))
     if match := _JUNIT_THROWN.match(message.strip()):
@@ -225,10 +230,14 @@ def _compared(message: str, lines: list[str]) -> str | None:
 
 def _symptom(message: str) -> tuple[str | None, str | None]:
     """(short observation, exception line) from a crash message."""
+    if message.startswith("Test executable failed") and "\nthread '" in message:  # a doctest's panic
+        message = message[message.index("\nthread '") + 1:]
+    in_test = False
     if message.startswith("thread '"):  # a Rust panic: its own message, without the header and notes
         kept = "\n".join(ln for ln in message.strip().splitlines() if not ln.startswith("note: "))
         if match := _RUST_PANIC.match(kept):
             message = kept[match.end():] if match.group("old") is None else match.group("old")
+            in_test = bool(_RUST_TESTS.match(match.group("at") or match.group("old_at")))
     lines = [ln for ln in message.splitlines() if ln.strip()]
     if not lines:
         return None, None
@@ -237,6 +246,8 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
     if compared := _compared(message, lines):
         return compared, None
     first = lines[0].strip()
+    if in_test and not first.startswith(("called `", "assert")):  # a test's own panic!(), not an unwrap()
+        return _check(first), None
     if _TAP_CHECK.search(message) and "tapCaught:" not in message:  # node-tap: the assertion's own name
         return _check(first), None
     if re.match(r"(?:Error: )?expect\(", first):  # a jest or vitest matcher's own check failed
@@ -265,6 +276,11 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
     return None, _LOCATION.sub("", first)[:300]
 
 
+def _printable(text: str) -> str:
+    """``text`` with its control characters (other than newline and tab) written as ``\\xNN``."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path) -> list[tuple]:
     """Distinct ``(repro, observation, exception)`` triples of the failing tests, cleaned of
     ``forbidden`` strings, at most ``MAX_OBSERVATIONS``."""
@@ -275,7 +291,8 @@ def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path)
             continue
         repro = _repro_line(nodeid, failure, repo)
         observation, exception = _symptom(failure.get("message", ""))
-        key = tuple(_clean(text, forbidden) if text else None for text in (repro, observation, exception))
+        key = tuple(_clean(_printable(text), forbidden) if text else None
+                    for text in (repro, observation, exception))
         if key in seen or not any(key):
             continue
         seen.add(key)
