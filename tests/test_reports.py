@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from gen09_core.mutate.issue import write_issue
 from gen09_core.testrun import outcomes, reports
+from gen09_core.testrun.jobs import TestJob, judge_record
+from gen09_core.testrun.process import Finished
 
 FIXTURES = Path(__file__).parent / "fixtures" / "reports"
 
@@ -153,6 +156,28 @@ def test_libtest_targets_and_failure_message():
                              "tests/integ.rs::integ_ok": "passed"}
     fails = next(c for c in result.cases if c.test_id == "src/lib.rs::tests::fails")
     assert "left: 3" in fails.message and "right: 4" in fails.message
+
+
+def test_libtest_a_program_that_aborts_is_a_problem_its_unreported_tests_fail_with(tmp_path):
+    """semver 1.0.14 (cargo 1.95): a mutant's dealloc aborts two test programs; their tests are never
+    reported, and the task's issue had no symptom. The panic each printed, and how it ended, is the
+    problem of its target, and the message of each selected test of it that never reported."""
+    result = parsed("libtest", "libtest-abort.txt")
+    assert not any(c.test_id.startswith("tests/test_identifier.rs") for c in result.cases)
+    assert by_id(result)["tests/test_version.rs::test_ne"] == "passed"
+    assert [where for where, _ in result.problems] == ["tests/test_identifier.rs", "tests/test_version.rs"]
+    message = dict(result.problems)["tests/test_identifier.rs"]
+    assert message.startswith("thread 'test_eq' (15220) panicked at src/identifier.rs:237:31:\nunsafe precondition")
+    assert message.endswith("\n(signal: 6, SIGABRT: process abort signal)") and "stack backtrace" not in message
+    out = tmp_path / "outcomes.jsonl"
+    reports.convert("libtest", str(FIXTURES / "libtest-abort.txt"), str(out), exitstatus=101)
+    wanted = ("tests/test_identifier.rs::test_eq", "tests/test_version.rs::test_ne", "tests/test_version.rs::test_parse")
+    job = TestJob("m", str(tmp_path), str(tmp_path), tests=wanted)
+    run = judge_record(job, out, Finished("ok", 101, 1.0, 1.0), runner_failures={})
+    assert set(run.failures) == {wanted[0], wanted[2]} and run.failures[wanted[0]]["message"] == message
+    assert run.outcomes.get(wanted[0]) is None and run.outcomes[wanted[1]] == "passed"
+    issue = write_issue("src/identifier.rs", run.failures, [wanted[0]], list(wanted), "", tmp_path)
+    assert "raises `unsafe precondition(s) violated: Layout::from_size_align_unchecked requires" in issue
 
 
 def test_duplicate_ids_are_numbered():

@@ -36,7 +36,9 @@ Formats (``FORMAT`` of a profile's ``report = "FORMAT:PATH"``):
   (``--format json``) needs a nightly toolchain (``-Z unstable-options``), so its stable,
   line-oriented console output is read. Id: ``target::test path``, the target being the
   source file cargo names in ``Running unittests src/lib.rs`` / ``Running tests/x.rs``,
-  or ``doctest`` for ``Doc-tests``.
+  or ``doctest`` for ``Doc-tests``. A test program that ends before its results (an abort,
+  a segfault: its tests are never reported) is a problem of its target, with the panic it
+  printed and how it ended (``signal: 6, SIGABRT: process abort signal``).
 - ``trs``: the ``.trs`` files of automake's parallel test harness (``make check``), one per
   test: ``:test-result: PASS|FAIL|SKIP|XFAIL|XPASS|ERROR``. Id: the test's path relative to
   the folder part of the report glob (``build-gen09/**/*.trs`` → ``tests/t-sum``), and for
@@ -417,6 +419,9 @@ _RUNNING = re.compile(r"^\s*Running (?:unittests )?(?P<src>\S+)(?: \(.*\))?\s*$"
 _DOCTESTS = re.compile(r"^\s*Doc-tests (?P<crate>\S+)\s*$")
 _RESULT = re.compile(r"^test (?P<name>.+?) \.\.\. (?P<status>ok|FAILED|ignored(?:, .*)?|bench:.*)$")
 _FAIL_HEAD = re.compile(r"^---- (?P<name>.+?) stdout ----$")
+_STARTED = re.compile(r"^running [1-9]\d* tests?$")
+_PANIC = re.compile(r"^thread '[^']*' (?:\(\d+\) )?panicked at ")  # on stderr, between the results
+_EXITED = re.compile(r"process didn't exit successfully: .*\((?P<why>signal: .+)\)\s*$")
 
 
 def parse_libtest(text: str, root: str = "") -> Parsed:
@@ -425,12 +430,35 @@ def parse_libtest(text: str, root: str = "") -> Parsed:
     cases: list = []
     messages: dict = {}
     current_failure = None
+    unfinished, panic, panicking, ended = "", [], False, {}  # a test program that ends before its results
+    problems: list = []
+
+    def close() -> None:
+        if unfinished:
+            said = "\n".join(panic) or "the test program ended before it reported its tests"
+            problems.append((unfinished, f"{said}\n({ended[unfinished]})" if unfinished in ended else said))
+
     for line in text.splitlines():
         running, doctests = _RUNNING.match(line), _DOCTESTS.match(line)
         if running or doctests:
+            close()
             target = running.group("src") if running else "doctest"
-            current_failure = None
+            current_failure, unfinished, panicking = None, "", False
             continue
+        if _STARTED.match(line):
+            unfinished, panic = target, []
+        elif line.startswith("test result:"):
+            unfinished = ""
+        elif (exited := _EXITED.search(line)) and unfinished:
+            ended[unfinished] = exited.group("why")
+        if current_failure is None and _PANIC.match(line):
+            panic, panicking = [line], True
+            continue
+        if panicking:
+            panicking = bool(line.strip()) and not line.startswith(("note: ", "stack backtrace:", "test "))
+            if panicking:
+                panic.append(line)
+                continue
         result = _RESULT.match(line)
         if result:
             status = result.group("status")
@@ -454,7 +482,8 @@ def parse_libtest(text: str, root: str = "") -> Parsed:
         message = _short("\n".join(messages.get((target, name), ())))
         file = target if target.startswith("tests/") else ""  # an integration-test target is its file
         out.append(Case(f"{target}::{name}", outcome, 0.0, message, file))
-    return Parsed(tuple(out))
+    close()
+    return Parsed(tuple(out), tuple(problems))
 
 
 # -- automake .trs -------------------------------------------------------------------------
