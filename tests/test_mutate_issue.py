@@ -38,6 +38,25 @@ def test_issue_quotes_the_whole_failing_statement(tmp_path):
     assert "a result is `1` where `2` is expected" in text
 
 
+def test_the_test_functions_own_frame_is_the_check_and_a_pytest_timeout_does_not_finish(tmp_path):
+    """tqdm 4.67.1: its tests run under a decorator defined in the test file, whose
+    ``return func(*args, **kwargs)`` was quoted as the failing check; pytest-timeout's message named
+    pytest, so the line was dropped and the observation left empty."""
+    (tmp_path / "tests").mkdir()
+    source = ("import functools\n\n\ndef patched(func):\n    @functools.wraps(func)\n"
+              "    def inner(*args, **kwargs):\n        return func(*args, **kwargs)\n    return inner\n\n\n"
+              "@patched\ndef test_monitor():\n    monitor = start()\n    assert not monitor.is_alive()\n")
+    (tmp_path / "tests" / "t_sync.py").write_text(source)
+    for message, observed in {
+            "assert not True\n +  where True = is_alive()": "a documented property of the result does not hold.",
+            "Failed: Timeout (>30.0s) from pytest-timeout.": "a call does not finish: the check runs out of time."}.items():
+        failures = {"tests/t_sync.py::test_monitor": {"message": message,
+                                                      "trace": [["tests/t_sync.py", 7], ["tests/t_sync.py", 14]]}}
+        text = write_issue("tqdm._monitor", failures, list(failures), [], "", tmp_path)
+        assert "   assert not monitor.is_alive()\n" in text and "return func" not in text, text
+        assert f"   Observed: {observed}\n" in text, text
+
+
 def test_a_long_statement_is_cut_at_a_token_boundary():
     text = "assert f(" + ", ".join(f"'item{i}'" for i in range(200)) + ") == 1"
     cut = cut_at_token(text, 100)

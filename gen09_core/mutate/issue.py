@@ -36,7 +36,7 @@ _JEST_WANTED = {"toBeTruthy": "a truthy value", "toBeFalsy": "a falsy value", "t
 # a test that ran out of time: jest's message, vitest's (whose JSON report may carry only the
 # placeholder its timeout error took its stack from)
 _TIMED_OUT = re.compile(r"^(?:Error: )?(?:STACK_TRACE_ERROR$|Test timed out in "
-                        r"|thrown: \"Exceeded timeout of )")
+                        r"|thrown: \"Exceeded timeout of |Failed: Timeout \(>)")  # the last: pytest-timeout's
 # a Rust test's panic: its header line (``thread 'm::t' (123) panicked at src/lib.rs:4:9:``, or
 # before Rust 1.73 ``thread 'm::t' panicked at 'message', src/lib.rs:4:9``), and assert_eq!'s values
 _RUST_PANIC = re.compile(r"thread '[^']*' (?:\(\d+\) )?panicked at "
@@ -98,9 +98,15 @@ def _repro_line(nodeid: str, failure: dict, repo: Path) -> str | None:
     except (OSError, UnicodeDecodeError):
         return None
     lines = source.splitlines()
-    for path, lineno in failure.get("trace", []):
-        if path != test_file or not lineno:
-            continue
+    frames = [(path, lineno) for path, lineno in failure.get("trace", []) if path == test_file and lineno]
+    name = nodeid.split("::")[-1].split("[")[0]
+    try:  # the test function's own frames first: an outer one may be a decorator's wrapper (tqdm's tests)
+        spans = [(node.lineno, node.end_lineno) for node in ast.walk(ast.parse(source))
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name]
+    except (SyntaxError, ValueError):
+        spans = []
+    own = [(path, at) for path, at in frames if any(first <= at + 1 and at <= last for first, last in spans)]
+    for _, lineno in own or frames:
         for line in (lineno, lineno + 1):  # the report's line may be 0- or 1-based
             statement = _statement_at(source, line)
             if statement and (statement.startswith("assert") or "(" in statement):
