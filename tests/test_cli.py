@@ -253,3 +253,18 @@ def test_mutate_summary_says_how_the_mutant_runs_ran():
     many = _runs_line({f"fresh: reason {i}": i for i in range(1, 8)})
     assert many.startswith("Mutant runs: 28 handed back (7x fresh: reason 7;")
     assert many.endswith("; 2 more reasons in summary.json).")
+
+
+def test_mutate_summary_says_when_no_mutant_made_a_test_fail(tmp_path, capsys):
+    """yargs-parser 22: its tests import build/, compiled once at install; all 12 mutants of lib/*.ts were
+    'no F2P' and the run said only that no task was exported."""
+    from gen09_core.cli.mutate import _print_summary
+
+    row = {"generated": 12, "gate_dropped": 0, "duplicate": 0, "gated": 12, "no_fail_to_pass": 12, "exported": 0}
+    summary = {"totals": row, "per_modifier": {"op_swap": row}, "mutants": 12, "timeout_sec": 12.3,
+               "timeout_source": "derived", "exported": 0, "cost": {"test_runner_seconds": 12.0}}
+    _print_summary(summary, tmp_path)
+    said = " ".join(capsys.readouterr().out.split())
+    assert "Not one of the 12 validated mutants made a test fail" in said and "build step" in said
+    _print_summary({**summary, "totals": {**row, "no_fail_to_pass": 11, "exported": 1}}, tmp_path)
+    assert "Not one of" not in capsys.readouterr().out

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from gen09_core.errors import BadInput
+from gen09_core.errors import BadInput, EnvironmentFailure
 from gen09_core.mutate import config as cfg
-from gen09_core.mutate.environment_command import choose, command_recipe
+from gen09_core.mutate.environment_command import choose, command_recipe, run_setup
 from gen09_core.mutate.pipeline import mutate_registry, prepare
 from gen09_core.mutate.profiles import Profile
 from gen09_core.testrun import ecosystems
@@ -46,10 +46,38 @@ def test_node_runner_from_scripts_or_dependencies(tmp_path, script, dev, fmt, ex
     assert recipe.image_setup == ("npm ci --no-audit --no-fund",)  # the shipped snapshot has one
 
 
+def test_node_builds_before_each_run_when_pretest_compiles(tmp_path):
+    """yargs-parser 22: ``pretest`` compiles lib/*.ts into build/, which its tests import; ``prepare``
+    built it once at install, so no mutant changed what the tests ran. A pretest that lints is left out."""
+    dev = {"mocha": "^11"}
+    built = package(tmp_path, {"scripts": {"test": "c8 mocha test/*.mjs", "pretest": "npm run compile",
+                                           "compile": "rimraf build && tsc -p tsconfig.test.json"},
+                               "devDependencies": dev})
+    assert built.test.startswith("npm run --silent pretest >&2 && npx --no-install mocha 'test/*.mjs'")
+    linted = package(tmp_path, {"scripts": {"test": "mocha", "pretest": "eslint ."}, "devDependencies": dev})
+    assert linted.test.startswith("npx --no-install mocha")
+
+
 def test_node_lockfile_means_npm_ci(tmp_path):
     recipe = package(tmp_path, {"scripts": {"test": "node --test"}}, lock=True)
     assert recipe.setup == ("npm ci --no-audit --no-fund",)
     assert ("npm ci", "package-lock.json") in recipe.provenance
+
+
+def test_a_failed_setup_names_its_cause_and_npm_installs_download_no_browser(tmp_path):
+    """yargs-parser 22 (puppeteer among its devDependencies): ``npm install`` failed downloading Chrome,
+    and the message showed only the last lines of a stack trace, not the error above them."""
+    out = tmp_path / "setup-output.txt"
+    failing = ("echo 'npm error code 1'; echo 'npm error Error: ERROR: Failed to set up chrome v148!'; "
+               "for i in $(seq 12); do echo \"npm error     at frame$i (install.js:$i)\"; done; exit 1")
+    with pytest.raises(EnvironmentFailure) as caught:
+        run_setup([failing], tmp_path, {}, out)
+    said = str(caught.value)
+    assert "failed (exit 1): npm error Error: ERROR: Failed to set up chrome v148! … " in said
+    assert said.endswith(f"(the whole output: {out})") and "frame12" in said and "frame3 " not in said
+    recipe = package(tmp_path, {"scripts": {"test": "mocha"}, "devDependencies": {"mocha": "^10"}})
+    run_setup(['test "$PUPPETEER_SKIP_DOWNLOAD$PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD$CYPRESS_INSTALL_BINARY" = 110'],
+              tmp_path, recipe.env, out)
 
 
 def test_node_without_runner_or_json_is_bad_input(tmp_path):

@@ -225,6 +225,12 @@ def _print_summary(summary: dict, out: Path) -> None:
                       f"{summary['cost']['test_runner_seconds']}. Check them with: gen09 verify {out}")
     else:
         console.print(f"No task was exported; test-runner seconds {summary['cost']['test_runner_seconds']}.")
+    if summary["mutants"] >= 5 and totals.get("no_fail_to_pass") == summary["mutants"]:
+        console.print(f"Not one of the {summary['mutants']} validated mutants made a test fail: the tests "
+                      "may not run the files gen09 changes (a build step, such as npm's prepare or pretest "
+                      "compiling to build/, that the test command does not repeat). Give a command profile "
+                      "whose test command builds first, or check which files the tests exercise.",
+                      markup=False)
 
 
 def _runs_line(runs: dict) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from pathlib import Path
 
 from attrs import evolve, frozen
@@ -28,6 +29,9 @@ READY = ".setup-ready"
 UNBOUNDED = ("node", "maven", "gradle")
 PYTHON_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 SETUP_TIMEOUT = 1800.0
+# the line of a failed setup's output that says what went wrong (``Error: …``, ``error[E0433]: …``,
+# pip's ``ERROR: …``), which its last lines (a stack's frames) may not show
+_CAUSE = re.compile(r"(?:\b[A-Z]\w*)?(?:Error|Exception): \S|\berror(?:\[\w+\])?: \S|\bERROR: \S")
 
 
 def choose(profile, config, repo: Path):
@@ -144,7 +148,12 @@ def run_setup(commands, folder: Path, env: dict, output: Path, timeout_sec: floa
         done = run_limited(["bash", "-c", command], folder, clean_env(None, **env), timeout_sec, output)
         if done.status != "ok" or done.returncode != 0:
             why = "timed out" if done.status == "timeout" else f"exit {done.returncode}"
-            raise EnvironmentFailure(f"setup step {command!r} failed ({why}): {tail(done.output, 8, 800)}")
+            said = done.output.splitlines()
+            cause = next((line.strip()[:300] for line in said if _CAUSE.search(line)), "")
+            last = tail(done.output, 8, 800)
+            raise EnvironmentFailure(f"setup step {command!r} failed ({why}): "
+                                     f"{cause + ' … ' if cause and cause not in last else ''}{last} "
+                                     f"(the whole output: {output})")
 
 
 def run_stage(profile, recipe: CommandRecipe, work: Path, pristine: Path, journal) -> CommandEnvironment:

@@ -19,7 +19,11 @@ dependencies:
   for): its nested TAP on stdout, format ``tap``; no coverage, which would only slow the run
   and fail it below the repository's threshold.
 
-``npm run NAME`` / ``npm test`` inside a script is followed to the script it names.
+``npm run NAME`` / ``npm test`` inside a script is followed to the script it names. The
+browsers puppeteer, playwright and cypress would download at install are not downloaded
+(``NO_BROWSERS``): a suite that needs one fails its pristine run, saying so. A ``pretest``
+script that compiles or bundles (``tsc``, ``babel``, ``rollup``, …) runs before every test run,
+as ``npm test`` runs it: the tests import what it builds, so a mutant must be built first.
 """
 
 from __future__ import annotations
@@ -32,6 +36,13 @@ from pathlib import Path
 from gen09_core.errors import BadInput
 from gen09_core.testrun.ecosystems import CommandRecipe, script_segment
 
+# the browsers puppeteer, playwright and cypress download when they are installed: nothing the user
+# asked for (yargs-parser 22's devDependencies hold puppeteer, whose download failed its install)
+NO_BROWSERS = {"PUPPETEER_SKIP_DOWNLOAD": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1",
+               "CYPRESS_INSTALL_BINARY": "0"}
+# a compiler or bundler: a ``pretest`` that runs one builds what the tests import (yargs-parser 22:
+# ``tsc`` into build/, which its tests import; built once at install, every mutant passed)
+_BUILDS = re.compile(r"\b(?:tsc|babel|rollup|esbuild|tsup|webpack|swc|microbundle|unbuild|vite build)\b")
 RUNNERS = ("jest", "vitest", "mocha", "tape", "tap", "node")
 # options of the repository's own test command that gen09 replaces or must not use
 DROPPED = {"--coverage", "--watch", "--watchAll", "-w", "--reporter", "-R", "--reporters", "--json",
@@ -74,6 +85,10 @@ def detect(repo: Path) -> CommandRecipe | None:
                        f"scripts.test "
                        f"{script!r} or the dependencies; give a command profile in the configuration")
     provenance.append((f"{runner} runner", where))
+    if _BUILDS.search(expand_script(package.get("scripts") or {}, "pretest")):
+        test = f"npm run --silent pretest >&2 && {test}"  # its output kept off a report on stdout
+        provenance.append(("npm run pretest before each run (it builds what the tests import)",
+                           "package.json scripts.pretest"))
     typescript = any(p.suffix in (".ts", ".tsx", ".mts", ".cts") for p in _sources(Path(repo)))
     return CommandRecipe(
         ecosystem="node", language="typescript" if typescript else "javascript", test=test,
@@ -81,7 +96,7 @@ def detect(repo: Path) -> CommandRecipe | None:
         tools=("node", "npm"),
         image_setup=(CI,), replay=(CI,),
         lockfiles=(lock or "package-lock.json",), linked=("node_modules",), build_dirs=("node_modules",),
-        env={"CI": "true", "NO_COLOR": "1", "FORCE_COLOR": "0"}, provenance=tuple(provenance),
+        env={"CI": "true", "NO_COLOR": "1", "FORCE_COLOR": "0", **NO_BROWSERS}, provenance=tuple(provenance),
         notes=tuple(notes))
 
 
