@@ -160,6 +160,13 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         "thread 'tests::it' panicked at src/lib.rs:9:5:\nassertion failed: v.is_empty()":
             "a documented property of the result does not hold.",
     }
+    # yargs-parser 22 (mocha + chai): a property's value, and any other chai check, said 'raises'
+    luxon.update({
+        "expected { _: [], f: '11', zoom: '55', …(2) } to have property 'zoom' of 55, but got '55'":
+            "the property `zoom` is `'55'` where `55` is expected.",
+        "expected { _: [], f: 11, zoom: 55 } to have property 'z'":
+            "the check reports `expected { _: [], f: 11, zoom: 55 } to have property 'z'`.",
+    })
     # jsemver 0.10.2 (JUnit 5 under surefire): its assertions said 'raises `expected: <true> but was: <false>`'
     luxon.update({
         "expected: <true> but was: <false>": "a result is `false` where `true` is expected.",

@@ -56,6 +56,8 @@ _JUNIT_THROWN = re.compile(r"^(?:.* ==> )?(?:Unexpected exception type thrown, e
                            r"but was: <([\w.$]+)>|Expected ([\w.$]+) to be thrown, but nothing was thrown\.)",
                            re.S)
 _JUNIT_NOT = re.compile(r"^(?:.* ==> )?expected: not (?:<null>|equal but was: <(.*)>)$", re.S)
+_CHAI_PROPERTY = re.compile(r"^(?:AssertionError: )?expected .+ to have (?:deep |own |nested )*property "
+                            r"'([^']+)' of (.+), but got (.+)$")
 _CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
                       r"(?: // Object\.is equality)?$")
 
@@ -224,6 +226,8 @@ def _compared(message: str, lines: list[str]) -> str | None:
         return f"a result is `{match.group(1)}`, a value it is expected not to be."
     if match := _JUNIT_EQ.match(message.strip()):
         return _result(match.group(2), match.group(1))
+    if match := _CHAI_PROPERTY.match(lines[0].strip()):
+        return _result(match.group(3), match.group(2), f"the property `{match.group(1)}`")
     if match := _CHAI_EQ.match(lines[0].strip()):
         actual, expected = match.groups()
         if actual == "a thrown error":  # vitest's toThrowError(error)
@@ -258,6 +262,8 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
         return _check(first), None
     if re.match(r"(?:Error: )?expect\(", first):  # a jest or vitest matcher's own check failed
         return _check(first.removeprefix("Error: ")), None
+    if re.match(r"(?:AssertionError: )?expected .+ to ", first):  # another of chai's checks
+        return _check(first.removeprefix("AssertionError: ")), None
     failed_check = first.startswith("AssertionError")
     if failed_check:
         first = first[len("AssertionError"):].lstrip(":").strip()
