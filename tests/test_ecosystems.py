@@ -56,6 +56,12 @@ def test_node_builds_before_each_run_when_pretest_compiles(tmp_path):
     assert built.test.startswith("npm run --silent pretest >&2 && npx --no-install mocha 'test/*.mjs'")
     linted = package(tmp_path, {"scripts": {"test": "mocha", "pretest": "eslint ."}, "devDependencies": dev})
     assert linted.test.startswith("npx --no-install mocha")
+    inline = package(tmp_path, {"scripts": {"test": "eslint . && npm run build && mocha", "build": "tsc -p ."},
+                                "devDependencies": dev})
+    assert inline.test.startswith("tsc -p . >&2 && npx --no-install mocha")
+    both = package(tmp_path, {"scripts": {"test": "tsc && mocha", "pretest": "babel src -d lib"},
+                              "devDependencies": dev})
+    assert both.test.startswith("npm run --silent pretest >&2 && tsc >&2 && npx --no-install mocha")
 
 
 def test_node_lockfile_means_npm_ci(tmp_path):

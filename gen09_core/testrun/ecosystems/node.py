@@ -23,7 +23,8 @@ dependencies:
 browsers puppeteer, playwright and cypress would download at install are not downloaded
 (``NO_BROWSERS``): a suite that needs one fails its pristine run, saying so. A ``pretest``
 script that compiles or bundles (``tsc``, ``babel``, ``rollup``, …) runs before every test run,
-as ``npm test`` runs it: the tests import what it builds, so a mutant must be built first.
+as ``npm test`` runs it, and so does such a step before the runner in ``scripts.test``
+(``tsc && mocha``): the tests import what it builds, so a mutant must be built first.
 """
 
 from __future__ import annotations
@@ -85,10 +86,13 @@ def detect(repo: Path) -> CommandRecipe | None:
                        f"scripts.test "
                        f"{script!r} or the dependencies; give a command profile in the configuration")
     provenance.append((f"{runner} runner", where))
+    builds = _builds_before(script, runner)
     if _BUILDS.search(expand_script(package.get("scripts") or {}, "pretest")):
-        test = f"npm run --silent pretest >&2 && {test}"  # its output kept off a report on stdout
-        provenance.append(("npm run pretest before each run (it builds what the tests import)",
-                           "package.json scripts.pretest"))
+        builds.insert(0, "npm run --silent pretest")
+    if builds:  # each one's output kept off a report on stdout
+        test = " && ".join([*(f"{build} >&2" for build in builds), test])
+        provenance.append((f"{' && '.join(builds)} before each run (it builds what the tests import)",
+                           "package.json scripts"))
     typescript = any(p.suffix in (".ts", ".tsx", ".mts", ".cts") for p in _sources(Path(repo)))
     return CommandRecipe(
         ecosystem="node", language="typescript" if typescript else "javascript", test=test,
@@ -111,6 +115,18 @@ def expand_script(scripts: dict, name: str, depth: int = 0) -> str:
         return expand_script(scripts, match.group(1) or "test", depth + 1) or match.group(0)
 
     return re.sub(r"\bnpm (?:run(?:-script)?(?: --silent| -s)? ([\w:.-]+)|(test)\b)", follow, text)
+
+
+def _builds_before(script: str, runner: str) -> list[str]:
+    """The parts of the test script before its runner's that compile or bundle (``tsc -p .`` of
+    ``tsc -p . && mocha``): the runner alone would test what was built before."""
+    builds = []
+    for part in re.split(r"&&|\|\||;", script or ""):
+        if runner in {Path(word).name for word in part.split()}:
+            return builds
+        if _BUILDS.search(part):
+            builds.append(part.strip())
+    return []  # the runner came from the dependencies: nothing of the script runs
 
 
 def _sources(repo: Path):
