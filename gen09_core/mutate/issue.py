@@ -100,17 +100,19 @@ def _repro_line(nodeid: str, failure: dict, repo: Path) -> str | None:
     except (OSError, UnicodeDecodeError):
         return None
     lines = source.splitlines()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        tree = None
     frames = [(path, lineno) for path, lineno in failure.get("trace", []) if path == test_file and lineno]
     name = nodeid.split("::")[-1].split("[")[0]
-    try:  # the test function's own frames first: an outer one may be a decorator's wrapper (tqdm's tests)
-        spans = [(node.lineno, node.end_lineno) for node in ast.walk(ast.parse(source))
-                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name]
-    except (SyntaxError, ValueError):
-        spans = []
+    # the test function's own frames first: an outer one may be a decorator's wrapper (tqdm's tests)
+    spans = [(node.lineno, node.end_lineno) for node in (ast.walk(tree) if tree else ())
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name]
     own = [(path, at) for path, at in frames if any(first <= at + 1 and at <= last for first, last in spans)]
     for _, lineno in own or frames:
         for line in (lineno, lineno + 1):  # the report's line may be 0- or 1-based
-            statement = _statement_at(source, line)
+            statement = _statement_at(source, tree, line) if tree else None
             if statement and (statement.startswith("assert") or "(" in statement):
                 return statement
         if 0 < lineno <= len(lines):
@@ -118,11 +120,8 @@ def _repro_line(nodeid: str, failure: dict, repo: Path) -> str | None:
     return None
 
 
-def _statement_at(source: str, line: int) -> str | None:
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
+def _statement_at(source: str, tree: ast.Module, line: int) -> str | None:
+    """The simple statement of ``source`` (parsed as ``tree``) at ``line``, whole."""
     best = None
     compound = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.For, ast.While, ast.If,
                 ast.Try)
@@ -215,16 +214,17 @@ def _compared(message: str, lines: list[str]) -> str | None:
         return f"`{match.group(1)}` and `{match.group(2)}` compare equal where they are expected to differ."
     if lines[0].startswith("Expected values to be") and (match := _NODE_EQ.match(lines[-1].strip())):
         return _result(match.group(1), match.group(2))
-    if match := _JUNIT_THROWN.match(message.strip()):
+    text = message.strip()
+    if match := _JUNIT_THROWN.match(text):
         expected, actual, missing = (_simple(name) for name in match.groups())
         if missing:
             return f"no error is raised where `{missing}` is expected."
         return f"the error raised is `{actual}` where `{expected}` is expected."
-    if match := _JUNIT_NOT.match(message.strip()):
+    if match := _JUNIT_NOT.match(text):
         if match.group(1) is None:
             return "a result is `null` where a value is expected."
         return f"a result is `{match.group(1)}`, a value it is expected not to be."
-    if match := _JUNIT_EQ.match(message.strip()):
+    if match := _JUNIT_EQ.match(text):
         return _result(match.group(2), match.group(1))
     if match := _CHAI_PROPERTY.match(lines[0].strip()):
         return _result(match.group(3), match.group(2), f"the property `{match.group(1)}`")

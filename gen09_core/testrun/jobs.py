@@ -221,8 +221,8 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
                 for tid, r in record.tests.items() if r.outcome in ("failed", "error")}
     broken = dict(record.collect_errors)  # a file (or test program) that failed as a whole: the message of
     for tid in job.tests or ():  # each of its selected tests that was never reported
-        if tid not in record.tests and broken.get(tid.partition("::")[0]):
-            failures[tid] = {"phase": "collect", "message": broken[tid.partition("::")[0]], "trace": []}
+        if tid not in record.tests and (message := broken.get(tid.partition("::")[0])):
+            failures[tid] = {"phase": "collect", "message": message, "trace": []}
     status = "ok" if record.finished and done.returncode not in runner_failures else "crash"
     detail = f"{runner} exit {done.returncode}"
     if status == "crash":

@@ -110,13 +110,19 @@ def detect(repo: Path) -> CommandRecipe | None:
     return None
 
 
-def script_segment(script: str, word: str) -> list[str] | None:
-    """The words of the part of a shell script (split at ``&&``, ``||``, ``;``) that runs
-    ``word`` (a program name, matched by its base name), or None."""
+def script_parts(script: str) -> list[str]:
+    """The parts of a shell script, split at ``&&``, ``||`` and ``;``."""
     import re
+
+    return re.split(r"&&|\|\||;", script or "")
+
+
+def script_segment(script: str, word: str) -> list[str] | None:
+    """The words of the part of a shell script (``script_parts``) that runs ``word`` (a
+    program name, matched by its base name), or None."""
     import shlex
 
-    for part in re.split(r"&&|\|\||;", script or ""):
+    for part in script_parts(script):
         try:
             words = shlex.split(part)
         except ValueError:

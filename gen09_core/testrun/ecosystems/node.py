@@ -35,7 +35,7 @@ import shlex
 from pathlib import Path
 
 from gen09_core.errors import BadInput
-from gen09_core.testrun.ecosystems import CommandRecipe, script_segment
+from gen09_core.testrun.ecosystems import CommandRecipe, script_parts, script_segment
 
 # the browsers puppeteer, playwright and cypress download when they are installed: nothing the user
 # asked for (yargs-parser 22's devDependencies hold puppeteer, whose download failed its install)
@@ -78,7 +78,8 @@ def detect(repo: Path) -> CommandRecipe | None:
         for other in ("yarn.lock", "pnpm-lock.yaml"):
             if (Path(repo) / other).is_file():
                 notes.append(f"{other} is not read: npm resolves the dependencies itself")
-    script = expand_script(package.get("scripts") or {}, "test")
+    scripts = package.get("scripts") or {}
+    script = expand_script(scripts, "test")
     deps = {**(package.get("dependencies") or {}), **(package.get("devDependencies") or {})}
     test, fmt, where, runner = _runner(script, deps)
     if test is None:
@@ -87,7 +88,7 @@ def detect(repo: Path) -> CommandRecipe | None:
                        f"{script!r} or the dependencies; give a command profile in the configuration")
     provenance.append((f"{runner} runner", where))
     builds = _builds_before(script, runner)
-    if _BUILDS.search(expand_script(package.get("scripts") or {}, "pretest")):
+    if _BUILDS.search(expand_script(scripts, "pretest")):
         builds.insert(0, "npm run --silent pretest")
     if builds:  # each one's output kept off a report on stdout
         test = " && ".join([*(f"{build} >&2" for build in builds), test])
@@ -121,8 +122,8 @@ def _builds_before(script: str, runner: str) -> list[str]:
     """The parts of the test script before its runner's that compile or bundle (``tsc -p .`` of
     ``tsc -p . && mocha``): the runner alone would test what was built before."""
     builds = []
-    for part in re.split(r"&&|\|\||;", script or ""):
-        if runner in {Path(word).name for word in part.split()}:
+    for part in script_parts(script):
+        if script_segment(part, runner) is not None:
             return builds
         if _BUILDS.search(part):
             builds.append(part.strip())
