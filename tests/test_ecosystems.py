@@ -1,6 +1,7 @@
 """Ecosystem detection (from the repository's own files) and the command profile."""
 
 import json
+import subprocess
 
 import pytest
 
@@ -36,7 +37,11 @@ def package(tmp_path, data, lock=False):
     # node-tap (npm/node-semver 7.8.5 was refused: "no supported test runner"); its options by major version
     ("tap", {"tap": "^16.0.0"}, "tap", "npx --no-install tap -R tap --no-coverage"),
     ("c8 tap test/*.js", {"tap": "^18.7.0"}, "tap", "npx --no-install tap --reporter=tap --disable-coverage "
-                                                     "'test/*.js'"),
+                                                     "test/*.js"),
+    # the script's own quoting is kept: node 20 globs nothing itself, the shell must (uuid 14)
+    ("node --test --enable-source-maps dist-node/test/*.js \"a b.js\"", {}, "junit",
+     'node --test --test-reporter="$GEN09_RUNNER/gen09_node_junit.mjs" --test-reporter-destination="$GEN09_REPORT" '
+     '--enable-source-maps dist-node/test/*.js "a b.js"'),
     ("", {"tap": "16"}, "tap", "npx --no-install tap -R tap --no-coverage"),
 ])
 def test_node_runner_from_scripts_or_dependencies(tmp_path, script, dev, fmt, expected):
@@ -53,7 +58,7 @@ def test_node_builds_before_each_run_when_pretest_compiles(tmp_path):
     built = package(tmp_path, {"scripts": {"test": "c8 mocha test/*.mjs", "pretest": "npm run compile",
                                            "compile": "rimraf build && tsc -p tsconfig.test.json"},
                                "devDependencies": dev})
-    assert built.test.startswith("npm run --silent pretest >&2 && npx --no-install mocha 'test/*.mjs'")
+    assert built.test.startswith("npm run --silent pretest >&2 && npx --no-install mocha test/*.mjs")
     linted = package(tmp_path, {"scripts": {"test": "mocha", "pretest": "eslint ."}, "devDependencies": dev})
     assert linted.test.startswith("npx --no-install mocha")
     inline = package(tmp_path, {"scripts": {"test": "eslint . && npm run build && mocha", "build": "tsc -p ."},
@@ -62,6 +67,53 @@ def test_node_builds_before_each_run_when_pretest_compiles(tmp_path):
     both = package(tmp_path, {"scripts": {"test": "tsc && mocha", "pretest": "babel src -d lib"},
                               "devDependencies": dev})
     assert both.test.startswith("npm run --silent pretest >&2 && tsc >&2 && npx --no-install mocha")
+
+
+def test_node_build_steps_are_read_through_the_script_files_they_run(tmp_path):
+    """uuid 14: ``pretest`` is ``npm run build``, ``build`` is ``./scripts/build.sh``, which runs
+    ``tsc``; its tests run from what that builds (``node --test dist-node/test/*.js``)."""
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "build.sh").write_text("#!/bin/bash\nset -e\ntsc -p tsconfig.json\n")
+    (tmp_path / "scripts" / "lint.sh").write_text("#!/bin/bash\neslint .\n")
+    (tmp_path / "tsconfig.json").write_text('{"note": "tsc"}')
+    built = package(tmp_path, {"scripts": {"test": "node --test dist/test/*.js", "pretest": "npm run build",
+                                           "build": "./scripts/build.sh"}})
+    assert built.test.startswith("npm run --silent pretest >&2 && node --test")
+    inline = package(tmp_path, {"scripts": {"test": "bash scripts/build.sh && node --test dist/"}})
+    assert inline.test.startswith("bash scripts/build.sh >&2 && node --test")
+    for pretest in ("./scripts/lint.sh", "prettier --check -c tsconfig.json", "cat ../../etc/x.sh"):
+        plain = package(tmp_path, {"scripts": {"test": "node --test", "pretest": pretest}})
+        assert plain.test.startswith("node --test"), pretest
+
+
+@pytest.mark.parametrize("git_here", [False, True])
+def test_an_install_with_lifecycle_scripts_runs_in_a_repository_it_removes(tmp_path, git_here):
+    """uuid 14: ``prepare`` is ``lefthook install``, which fails outside a git repository, and the
+    work copy has none: ``npm ci`` failed at setup. A repository is made for the install and removed
+    after it, and its status is kept; one that was there is left alone."""
+    if git_here:
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    recipe = package(tmp_path, {"scripts": {"test": "node --test", "prepare": "lefthook install"}}, lock=True)
+    assert recipe.setup == recipe.image_setup == recipe.replay
+    (step,) = recipe.setup
+    assert step.endswith("; npm ci --no-audit --no-fund")
+    out = tmp_path / "setup-output.txt"
+    for status in (0, 3):
+        probe = step.replace("npm ci --no-audit --no-fund",
+                             f"git rev-parse --is-inside-work-tree && touch .git/x && exit {status}")
+        if status:
+            with pytest.raises(EnvironmentFailure, match="exit 3"):
+                run_setup([probe], tmp_path, {}, out)
+        else:
+            run_setup([probe], tmp_path, {}, out)
+        assert (tmp_path / ".git").is_dir() == git_here
+    plain = package(tmp_path, {"scripts": {"test": "node --test", "build": "tsc"}}, lock=True)
+    assert plain.setup == ("npm ci --no-audit --no-fund",)
+    # a build before each run may run them again (uuid's runs ``npm pack``, which runs ``prepare``)
+    built = package(tmp_path, {"scripts": {"test": "node --test", "pretest": "tsc", "prepare": "lefthook install"}})
+    assert built.test == step.replace("npm ci --no-audit --no-fund", "npm run --silent pretest >&2 && node --test "
+                                      '--test-reporter="$GEN09_RUNNER/gen09_node_junit.mjs" '
+                                      '--test-reporter-destination="$GEN09_REPORT"')
 
 
 def test_node_lockfile_means_npm_ci(tmp_path):

@@ -24,11 +24,19 @@ browsers puppeteer, playwright and cypress would download at install are not dow
 (``NO_BROWSERS``): a suite that needs one fails its pristine run, saying so. A ``pretest``
 script that compiles or bundles (``tsc``, ``babel``, ``rollup``, …) runs before every test run,
 as ``npm test`` runs it, and so does such a step before the runner in ``scripts.test``
-(``tsc && mocha``): the tests import what it builds, so a mutant must be built first.
+(``tsc && mocha``): the tests import what it builds, so a mutant must be built first. A step
+that runs a script file of the repository (``./scripts/build.sh``) is read through that file.
+
+The work copy has no ``.git``. When the package has a lifecycle script ``npm ci`` runs
+(``prepare``, ``postinstall``, …), the install runs in an empty git repository made for it and
+removed after it (``IN_GIT``): such scripts often install git hooks (``lefthook install``,
+which fails outside a repository: uuid 14), which a test run never uses. So do the test
+runs that build first: a build may run them again (``npm pack`` runs ``prepare``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shlex
@@ -44,6 +52,7 @@ NO_BROWSERS = {"PUPPETEER_SKIP_DOWNLOAD": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD
 # a compiler or bundler: a ``pretest`` that runs one builds what the tests import (yargs-parser 22:
 # ``tsc`` into build/, which its tests import; built once at install, every mutant passed)
 _BUILDS = re.compile(r"\b(?:tsc|babel|rollup|esbuild|tsup|webpack|swc|microbundle|unbuild|vite build)\b")
+_SCRIPT_FILES = (".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".mts")  # a script a step may run
 RUNNERS = ("jest", "vitest", "mocha", "tape", "tap", "node")
 # options of the repository's own test command that gen09 replaces or must not use
 DROPPED = {"--coverage", "--watch", "--watchAll", "-w", "--reporter", "-R", "--reporters", "--json",
@@ -53,6 +62,10 @@ TAKES_VALUE = {"--reporter", "-R", "--reporters", "--outputFile", "--test-report
                "--test-reporter-destination", "--reporter-option", "--reporter-options", "-O"}
 BIN = 'npx --no-install'
 CI = "npm ci --no-audit --no-fund"  # a shipped snapshot always has the lockfile the setup used or wrote
+# the root package's scripts ``npm ci`` / ``npm install`` run
+LIFECYCLE = ("preinstall", "install", "postinstall", "preprepare", "prepare", "postprepare")
+# a repository for the install, only where there is none, removed when it ends (its status kept)
+IN_GIT = "[ -e .git ] || {{ git init -q . && trap 'rm -rf .git' EXIT; }}; {}"
 
 
 def detect(repo: Path) -> CommandRecipe | None:
@@ -79,6 +92,11 @@ def detect(repo: Path) -> CommandRecipe | None:
             if (Path(repo) / other).is_file():
                 notes.append(f"{other} is not read: npm resolves the dependencies itself")
     scripts = package.get("scripts") or {}
+    hooked = any(scripts.get(name) for name in LIFECYCLE)
+    if hooked:
+        install, ci = IN_GIT.format(install), IN_GIT.format(CI)
+    else:
+        ci = CI
     script = expand_script(scripts, "test")
     deps = {**(package.get("dependencies") or {}), **(package.get("devDependencies") or {})}
     test, fmt, where, runner = _runner(script, deps)
@@ -87,11 +105,13 @@ def detect(repo: Path) -> CommandRecipe | None:
                        f"scripts.test "
                        f"{script!r} or the dependencies; give a command profile in the configuration")
     provenance.append((f"{runner} runner", where))
-    builds = _builds_before(script, runner)
-    if _BUILDS.search(expand_script(scripts, "pretest")):
+    builds = _builds_before(script, runner, Path(repo))
+    if _BUILDS.search(_with_files(expand_script(scripts, "pretest"), Path(repo))):
         builds.insert(0, "npm run --silent pretest")
     if builds:  # each one's output kept off a report on stdout
         test = " && ".join([*(f"{build} >&2" for build in builds), test])
+        if hooked:  # a build may run them too (uuid 14's build runs ``npm pack``: ``prepare`` again)
+            test = IN_GIT.format(test)
         provenance.append((f"{' && '.join(builds)} before each run (it builds what the tests import)",
                            "package.json scripts"))
     typescript = any(p.suffix in (".ts", ".tsx", ".mts", ".cts") for p in _sources(Path(repo)))
@@ -99,7 +119,7 @@ def detect(repo: Path) -> CommandRecipe | None:
         ecosystem="node", language="typescript" if typescript else "javascript", test=test,
         report=f"{fmt}:-" if fmt == "tap" else f"{fmt}:$GEN09_REPORT", setup=(install,), image="node:{node}",
         tools=("node", "npm"),
-        image_setup=(CI,), replay=(CI,),
+        image_setup=(ci,), replay=(ci,),
         lockfiles=(lock or "package-lock.json",), linked=("node_modules",), build_dirs=("node_modules",),
         env={"CI": "true", "NO_COLOR": "1", "FORCE_COLOR": "0", **NO_BROWSERS}, provenance=tuple(provenance),
         notes=tuple(notes))
@@ -118,14 +138,27 @@ def expand_script(scripts: dict, name: str, depth: int = 0) -> str:
     return re.sub(r"\bnpm (?:run(?:-script)?(?: --silent| -s)? ([\w:.-]+)|(test)\b)", follow, text)
 
 
-def _builds_before(script: str, runner: str) -> list[str]:
+def _with_files(script: str, repo: Path) -> str:
+    """``script`` followed by the text of each file of ``repo`` it names as a word
+    (``./scripts/build.sh``, ``node build.mjs``): what a build step really runs."""
+    texts = [script]
+    for word in re.findall(r"[\w./-]+", script):
+        path = repo / word
+        with contextlib.suppress(OSError, ValueError):
+            if (path.suffix in _SCRIPT_FILES and path.is_file()
+                    and path.resolve().is_relative_to(repo.resolve())):
+                texts.append(path.read_text(encoding="utf-8", errors="replace")[:100_000])
+    return "\n".join(texts)
+
+
+def _builds_before(script: str, runner: str, repo: Path) -> list[str]:
     """The parts of the test script before its runner's that compile or bundle (``tsc -p .`` of
     ``tsc -p . && mocha``): the runner alone would test what was built before."""
     builds = []
     for part in script_parts(script):
         if script_segment(part, runner) is not None:
             return builds
-        if _BUILDS.search(part):
+        if _BUILDS.search(_with_files(part, repo)):
             builds.append(part.strip())
     return []  # the runner came from the dependencies: nothing of the script runs
 
@@ -144,7 +177,9 @@ def _runner(script: str, deps: dict) -> tuple[str | None, str, str, str]:
         if name == "node" and words is not None and "--test" not in words:
             words = None
         if words is not None:
-            return _command(name, words, deps.get(name, "")), _format(name), "package.json scripts.test", name
+            raw = next(shlex.split(part, posix=False) for part in script_parts(script)
+                       if script_segment(part, name) is not None)
+            return _command(name, raw, deps.get(name, "")), _format(name), "package.json scripts.test", name
     for name in RUNNERS[:5]:
         if name in deps:
             return _command(name, [], deps[name]), _format(name), f"package.json devDependencies {name}", name
@@ -156,15 +191,24 @@ def _format(name: str) -> str:
             "node": "junit"}[name]
 
 
+def _unquoted(word: str) -> str:
+    try:
+        return "".join(shlex.split(word))
+    except ValueError:
+        return word
+
+
 def _args(name: str, words: list[str]) -> list[str]:
-    """The arguments after the runner's own word, minus the options gen09 replaces."""
-    at = next(i for i, w in enumerate(words) if Path(w).name == name)
+    """The arguments after the runner's own word, minus the options gen09 replaces; ``words``
+    are shell words as the script writes them, quotes and all (a glob it leaves to the shell,
+    ``node --test dist/test/*.js`` on node 20, stays unquoted: uuid 14)."""
+    at = next(i for i, w in enumerate(words) if Path(_unquoted(w)).name == name)
     out, skip = [], False
     for word in words[at + 1:]:
         if skip:
             skip = False
             continue
-        option = word.split("=", 1)[0]
+        option = _unquoted(word).split("=", 1)[0]
         if option in DROPPED or option.startswith("--coverage"):
             skip = option in TAKES_VALUE and "=" not in word
             continue
@@ -175,15 +219,15 @@ def _args(name: str, words: list[str]) -> list[str]:
 def _command(name: str, words: list[str], wanted: str = "") -> str:
     """The test command of runner ``name``, from the words of the repository's own (if any)
     and the version range it asks for (``wanted``)."""
-    args = [shlex.quote(a) for a in (_args(name, words) if words else [])]
+    args = _args(name, words) if words else []
     if name == "node":
-        args = [a for a in args if a != "--test"]
+        args = [a for a in args if _unquoted(a) != "--test"]
         return " ".join(["node", "--test", '--test-reporter="$GEN09_RUNNER/gen09_node_junit.mjs"',
                          '--test-reporter-destination="$GEN09_REPORT"', *args])
     if name == "jest":
         return " ".join([BIN, "jest", "--ci", "--json", '--outputFile="$GEN09_REPORT"', *args])
     if name == "vitest":
-        args = [a for a in args if a != "run"]
+        args = [a for a in args if _unquoted(a) != "run"]
         return " ".join([BIN, "vitest", "run", "--reporter=json", '--outputFile="$GEN09_REPORT"', *args])
     if name == "tape":
         return " ".join([BIN, "tape", *args])
