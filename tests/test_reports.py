@@ -5,6 +5,7 @@ surefire 3.2.5),
 and through the one outcome reader."""
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from gen09_core.mutate.issue import write_issue
 from gen09_core.testrun import outcomes, reports
 from gen09_core.testrun.jobs import TestJob, judge_record
 from gen09_core.testrun.process import Finished
+from tests.helpers import ROOT
+from tests.test_langs_e2e import need
 
 FIXTURES = Path(__file__).parent / "fixtures" / "reports"
 
@@ -35,6 +38,34 @@ def test_node_gen09_junit_names_file_and_suites():
         "test/sub.test.js::parent": "failed", "test/sub.test.js::outer > inner > deep": "passed"}
     subs = next(c for c in result.cases if c.test_id == "test/math.test.js::subs")
     assert "-1 !== 5" in subs.message and subs.file == "test/math.test.js"
+
+
+def test_node_gen09_junit_keeps_line_breaks_and_names_a_file_by_its_relative_path(tmp_path):
+    """uuid 14 (node 20): its ``dist-node/test/test_constants.js`` defines no test, node reports the
+    file as one named by its absolute path, and the two pristine runs (two copies) made it flaky; and
+    a message attribute's line breaks became spaces, so the issue said "raises `Expected values to be
+    strictly equal: + actual - expected  + '5abc…' - '0f5a…'`" and "a result is `Expected values to be
+    strictly equal:  -1` where `0` is expected"."""
+    need("node")
+    reporter = ROOT / "gen09_core" / "testrun" / "ecosystems" / "gen09_node_junit.mjs"
+    runs = []
+    for copy in ("one", "two"):
+        folder = tmp_path / copy / "test"
+        folder.mkdir(parents=True)
+        (folder / "a.test.js").write_text(
+            "const assert = require('node:assert');\nconst test = require('node:test');\n"
+            "test('strings', () => assert.strictEqual('5abcd1c1-9494', '0f5abcd1-c194'));\n"
+            "test('numbers', () => assert.strictEqual(-1, 0));\n")
+        (folder / "constants.test.js").write_text("module.exports = 1;\n")
+        subprocess.run(["node", "--test", f"--test-reporter={reporter}", "--test-reporter-destination=r.xml",
+                        "test/"], cwd=folder.parent, capture_output=True, check=False)
+        runs.append(reports.parse("junit", [(folder.parent / "r.xml").read_text()], str(folder.parent)))
+    assert by_id(runs[0]) == by_id(runs[1]) == {
+        "test/a.test.js::strings": "failed", "test/a.test.js::numbers": "failed", "test/constants.test.js": "passed"}
+    failures = {c.test_id: {"message": c.message} for c in runs[0].cases if c.outcome == "failed"}
+    issue = write_issue("src/v7.ts", failures, sorted(failures), sorted(failures), "", tmp_path)
+    assert "a result is `'5abcd1c1-9494'` where `'0f5abcd1-c194'` is expected" in issue
+    assert "a result is `-1` where `0` is expected" in issue
 
 
 def test_node_builtin_junit_nests_suites_below_the_root():

@@ -3,13 +3,18 @@
 // tests of the same name in two files collide; this one writes JUnit XML whose testcase
 // carries classname = the file (relative to the working folder), name = the enclosing
 // suite and test names joined by " > ", and a file attribute. Suites themselves are not
-// tests. Read by gen09_reports.py (format "junit").
+// tests. A file node reports as a test of its own (one that defines none) is named by its
+// path relative to the working folder, as its classname is, not by its absolute path, which
+// differs between two copies of the repository. Line breaks in an attribute are written as
+// character references: an XML reader turns a literal one into a space. Read by
+// gen09_reports.py (format "junit").
 import path from 'node:path';
 
 const escape = (text) => String(text)
   .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
   // eslint-disable-next-line no-control-regex
   .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+const attribute = (text) => escape(text).replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
 
 export default async function* gen09JunitReporter(source) {
   const open = new Map(); // file -> names of the tests started, by nesting
@@ -28,7 +33,8 @@ export default async function* gen09JunitReporter(source) {
     const details = data.details || {};
     if (details.type === 'suite') continue;
     const names = (open.get(file) || []).slice(0, data.nesting);
-    const name = [...names, data.name].join(' > ');
+    const own = data.file && path.resolve(String(data.name)) === path.resolve(data.file) ? file : data.name;
+    const name = [...names, own].join(' > ');
     const seconds = (details.duration_ms || 0) / 1000;
     let body = '';
     if (data.skip !== undefined || data.todo !== undefined) {
@@ -37,9 +43,9 @@ export default async function* gen09JunitReporter(source) {
       const error = details.error || {};
       const cause = error.cause || error;
       const message = (cause && cause.message) || String(cause || 'failed');
-      body = `<failure message="${escape(message)}">${escape((cause && cause.stack) || message)}</failure>`;
+      body = `<failure message="${attribute(message)}">${escape((cause && cause.stack) || message)}</failure>`;
     }
-    yield `  <testcase classname="${escape(file)}" name="${escape(name)}" file="${escape(file)}" ` +
+    yield `  <testcase classname="${attribute(file)}" name="${attribute(name)}" file="${attribute(file)}" ` +
       `time="${seconds}">${body}</testcase>\n`;
   }
   yield '</testsuites>\n';
