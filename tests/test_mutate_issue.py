@@ -212,3 +212,20 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         failures = {"lib.rs::basic_tests": {"message": message, "trace": []}}
         text = write_issue("src/datetime.js", failures, list(failures), [], "", tmp_path)
         assert f"1. Observed: {observed}\n" in text, text
+
+
+def test_a_traceback_inside_a_message_gives_its_exception(tmp_path):
+    """tabulate 0.9.0: the CLI tests raise ``OSError(stderr)`` of the script they ran, a bytes repr
+    holding its traceback; every line of it names a ``.py`` file, so the issue showed no symptom."""
+    frames = ('  File \\"/w/jobs/warm-2/tabulate/__init__.py\\", line 954, in _padleft\\n'
+              '    fmt = \\"{0:>%ds}\\" // width\\n          ~~~~~~~~~~~^^~~~~~~\\n')
+    escaped = (f"OSError: b'Traceback (most recent call last):\\n{frames}"
+               "TypeError: unsupported operand type(s) for //: \\'str\\' and \\'int\\'\\n'")
+    printed = ("CalledProcessError: Command '['tool']' returned non-zero exit status 1.\n"
+               "Traceback (most recent call last):\n  File \"/w/tool.py\", line 3, in <module>\n"
+               "    main()\nKeyError: 'width'\n")
+    for message, said in ((escaped, "TypeError: unsupported operand type(s) for //: 'str' and 'int'"),
+                          (printed, "KeyError: 'width'")):
+        failures = {"test/test_cli.py::test_script": {"message": message, "trace": []}}
+        text = write_issue("tabulate", failures, list(failures), [], "", tmp_path)
+        assert f"raises `{said}`." in text, text

@@ -56,6 +56,10 @@ _JUNIT_THROWN = re.compile(r"^(?:.* ==> )?(?:Unexpected exception type thrown, e
                            r"but was: <([\w.$]+)>|Expected ([\w.$]+) to be thrown, but nothing was thrown\.)",
                            re.S)
 _JUNIT_NOT = re.compile(r"^(?:.* ==> )?expected: not (?:<null>|equal but was: <(.*)>)$", re.S)
+# a Python traceback inside a message: a subprocess's, printed or inside a bytes or str repr
+# (tabulate 0.9.0's CLI tests raise ``OSError(stderr)``), and its exception line
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):(\\n|\n)")
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?::|$)")
 _CHAI_PROPERTY = re.compile(r"^(?:AssertionError: )?expected .+ to have (?:deep |own |nested )*property "
                             r"'([^']+)' of (.+), but got (.+)$")
 _CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
@@ -238,8 +242,21 @@ def _compared(message: str, lines: list[str]) -> str | None:
     return None
 
 
+def _inner_exception(message: str) -> str | None:
+    """The exception line of the last traceback ``message`` holds (escaped or not), or None."""
+    found = list(_TRACEBACK.finditer(message))
+    if not found:
+        return None
+    text = message[found[-1].end():]
+    if found[-1].group(1) != "\n":  # inside a repr: its escapes undone
+        text = re.sub(r"\\([\\'\"nt])", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), text)
+    lines = [ln for ln in text.splitlines() if _EXCEPTION_LINE.match(ln)]
+    return lines[-1].strip() if lines else None
+
+
 def _symptom(message: str) -> tuple[str | None, str | None]:
     """(short observation, exception line) from a crash message."""
+    message = _inner_exception(message) or message
     if message.startswith("Test executable failed") and "\nthread '" in message:  # a doctest's panic
         message = message[message.index("\nthread '") + 1:]
     in_test = False
