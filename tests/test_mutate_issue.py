@@ -229,3 +229,18 @@ def test_a_traceback_inside_a_message_gives_its_exception(tmp_path):
         failures = {"test/test_cli.py::test_script": {"message": message, "trace": []}}
         text = write_issue("tabulate", failures, list(failures), [], "", tmp_path)
         assert f"raises `{said}`." in text, text
+
+
+def test_a_node_diff_with_lines_skipped_reads_as_a_result(tmp_path):
+    """uuid 14 (node 20): a long diff's head says ``... Lines skipped``, and the issue said 'raises
+    `Failed: initial state`' (the test's own message) and 'raises `Expected values to be strictly
+    deep-equal:`'."""
+    messages = {
+        "Failed: initial state\n+ actual - expected ... Lines skipped\n\n  {\n+   clockseq: 6600,\n"
+        "-   clockseq: 13256,\n    msecs: 10,\n...\n  }": "part of a result is `clockseq: 6600` where "
+                                                         "`clockseq: 13256` is expected.",
+        "Expected values to be strictly deep-equal:\n+ actual - expected ... Lines skipped\n\n  Uint8Array(32) [\n"
+        "+   0,\n+   0,\n...\n-   1,\n-   2,\n...": "part of a result is `0` where `1` is expected."}
+    for message, said in messages.items():
+        failures = {"dist/test/v1.test.js::v1 > state": {"message": message, "trace": []}}
+        assert f"Observed: {said}" in write_issue("src/v1.ts", failures, list(failures), [], "", tmp_path)

@@ -24,7 +24,8 @@ _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
 # / ``+ Received`` diff, ``Expected substring:`` / ``Received message:`` and the like), chai and
 # vitest's expect (``expected A to equal B``, ``expected A to be B // Object.is equality``)
 _NODE_EQ = re.compile(r"^(.+?) !==? (.+)$")
-_DIFF_HEAD = re.compile(r"^(?:(?:- Expected\b.*\n\+ Received\b.*|\+ actual - expected)\n\n"
+_DIFF_HEAD = re.compile(r"^(?:(?:- Expected\b.*\n\+ Received\b.*"
+                        r"|\+ actual - expected(?: \.\.\. Lines skipped)?)\n\n"
                         r"|(?:--- expected\n)?\+\+\+ actual\n@@[^\n]*@@\n)", re.M)  # the last: node-tap's
 # a node-tap assertion's YAML (not ``tapCaught``: an error the test threw)
 _TAP_CHECK = re.compile(r"^(?:compare|found|wanted|pattern|at|diff):", re.M)
