@@ -14,7 +14,8 @@ Excluded everywhere: any path under ``test/`` or ``tests/`` (tests), ``vendor/``
   near their top
 - Rust: ``benches/``, and (by ``in_test_code``) items under ``#[cfg(test)]``,
   ``#[test]`` functions and files starting with ``#![cfg(test)]``
-- JavaScript, TypeScript, TSX: ``*.test.*``, ``*.spec.*``, ``__tests__/``, ``__mocks__/``,
+- JavaScript, TypeScript, TSX: ``*.test.*``, ``*.spec.*``, ``*.test-d.*`` (tsd), ``test.*``,
+  ``tests.*``, ``test-*`` (ava's and tape's defaults), ``__tests__/``, ``__mocks__/``,
   ``spec/``, ``bower_components/``, minified ``*.min.js``
 - Java: ``src/test/`` (a ``test/`` folder), and Surefire's test class names ``Test*.java``,
   ``*Test.java``, ``*Tests.java``, ``*TestCase.java``
@@ -31,8 +32,10 @@ from pathlib import PurePosixPath
 
 VENDORED = frozenset({"vendor", "node_modules", "third_party", "third-party"})
 TESTS = frozenset({"test", "tests"})
+# ``test.js`` and ``test-*.js``: ava's and tape's default test files (sindresorhus/camelcase's
+# root ``test.js`` was mutated); ``*.test-d.ts``: tsd's type tests
 _JS = (frozenset({"__tests__", "__mocks__", "spec", "bower_components"}),
-       ("*.test.*", "*.spec.*", "*.min.js"))
+       ("*.test.*", "*.spec.*", "*.test-d.*", "test.*", "tests.*", "test-*", "*.min.js"))
 _C = (frozenset({"unittests", "external", "deps"}),
       ("test_*", "*_test.*", "*_tests.*", "*_unittest.*"))
 # language -> (folder names, file name globs)

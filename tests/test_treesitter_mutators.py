@@ -185,6 +185,8 @@ def test_removals_that_would_not_compile_are_not_offered(language, text):
     ("rust", "tests/it.rs", ""), ("rust", "benches/b.rs", ""), ("rust", "src/t.rs", "#![cfg(test)]\nfn f() {}\n"),
     ("javascript", "src/a.test.js", ""), ("typescript", "src/__tests__/a.ts", ""), ("tsx", "src/a.spec.tsx", ""),
     ("javascript", "node_modules/x/index.js", ""), ("javascript", "dist/x.min.js", ""),
+    # ava's and tape's default test files, tsd's type tests (sindresorhus/camelcase 9.0.0's test.js was mutated)
+    ("javascript", "test.js", ""), ("javascript", "src/test-parse.mjs", ""), ("typescript", "index.test-d.ts", ""),
     ("java", "src/test/java/a/B.java", ""), ("java", "src/main/java/a/BTest.java", ""),
     ("c", "tests/t.c", ""), ("c", "third_party/z/z.c", ""), ("cpp", "src/x_unittest.cc", ""),
     ("ruby", "spec/a_spec.rb", ""), ("ruby", "test/test_a.rb", ""), ("ruby", "vendor/bundle/x.rb", ""),
@@ -197,7 +199,8 @@ def test_test_and_vendored_code_is_excluded_by_convention(language, path, text):
 
 
 @pytest.mark.parametrize(("language", "path"), [
-    ("go", "server.go"), ("rust", "src/lib.rs"), ("javascript", "lib/testing.js"), ("java", "src/main/java/a/B.java"),
+    ("go", "server.go"), ("rust", "src/lib.rs"), ("javascript", "lib/testing.js"), ("javascript", "latest.js"),
+    ("java", "src/main/java/a/B.java"),
     ("c", "src/contest.c"), ("ruby", "lib/rack/utils.rb"), ("typescript", "src/internal/testing/TestScheduler.ts"),
 ])
 def test_source_code_is_not_excluded(language, path):
