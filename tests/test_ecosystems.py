@@ -43,6 +43,9 @@ def package(tmp_path, data, lock=False):
      'node --test --test-reporter="$GEN09_RUNNER/gen09_node_junit.mjs" --test-reporter-destination="$GEN09_REPORT" '
      '--enable-source-maps dist-node/test/*.js "a b.js"'),
     ("", {"tap": "16"}, "tap", "npx --no-install tap -R tap --no-coverage"),
+    # ava (sindresorhus/camelcase 9.0.0 was refused: "no supported test runner"): its TAP on stdout
+    ("xo && ava --verbose && tsd", {"ava": "^6.4.1"}, "tap", "npx --no-install ava --tap"),
+    ("", {"ava": "^6"}, "tap", "npx --no-install ava --tap"),
 ])
 def test_node_runner_from_scripts_or_dependencies(tmp_path, script, dev, fmt, expected):
     recipe = package(tmp_path, {"scripts": {"test": script}, "devDependencies": dev})

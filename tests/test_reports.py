@@ -211,6 +211,26 @@ def test_libtest_a_program_that_aborts_is_a_problem_its_unreported_tests_fail_wi
     assert "raises `unsafe precondition(s) violated: Layout::from_size_align_unchecked requires" in issue
 
 
+def test_ava_tap_points_are_tests_and_their_yaml_the_message(tmp_path):
+    """ava 6.4.1's ``--tap`` (sindresorhus/camelcase 9.0.0): no ``# name`` comments, so every point is
+    a test, and the YAML block under a failed one is its message, which the issue reads."""
+    result = parsed("tap", "ava.tap")
+    assert by_id(result) == {
+        "checks › skipped": "skipped", "checks › passes": "passed", "checks › is": "failed",
+        "checks › deep": "failed", "checks › true": "failed", "checks › throws": "failed",
+        "checks › crash": "failed", "more › is": "failed"}
+    failures = {c.test_id: {"message": c.message} for c in result.cases if c.outcome == "failed"}
+    assert failures["checks › is"]["message"].startswith("name: AssertionError\nassertion: t.is()\n")
+    said = {test: write_issue("index.js", {test: failure}, [test], [], "", tmp_path)
+            for test, failure in failures.items()}
+    assert "Observed: a result is `'a'` where `'b'` is expected." in said["checks › is"]
+    assert "Observed: part of a result is `2` where `3` is expected." in said["checks › deep"]
+    assert "Observed: a result is `false` where `true` is expected." in said["checks › true"]
+    assert "Observed: no error is raised where one is expected." in said["checks › throws"]
+    assert "raises `TypeError: Cannot read properties of null (reading 'x')`." in said["checks › crash"]
+    assert "Observed: a result is `1` where `2` is expected." in said["more › is"]
+
+
 def test_duplicate_ids_are_numbered():
     text = "TAP version 13\nok 1 - same\nnot ok 2 - same\n1..2\n"
     assert by_id(reports.parse("tap", [text])) == {"same": "passed", "same [2]": "failed"}

@@ -61,6 +61,9 @@ _JUNIT_NOT = re.compile(r"^(?:.* ==> )?expected: not (?:<null>|equal but was: <(
 # (tabulate 0.9.0's CLI tests raise ``OSError(stderr)``), and its exception line
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):(\\n|\n)")
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?::|$)")
+# ava's YAML (``ava --tap``): the first key of its ``details``, with its value when on the same line
+_AVA_DETAIL = re.compile(r"^'(.+?):': ?(?:'(.*)'|\S*)$", re.M)
+_AVA_VALUE = re.compile(r"^Value is not `(.+)`$")
 _CHAI_PROPERTY = re.compile(r"^(?:AssertionError: )?expected .+ to have (?:deep |own |nested )*property "
                             r"'([^']+)' of (.+), but got (.+)$")
 _CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
@@ -255,6 +258,34 @@ def _inner_exception(message: str) -> str | None:
     return lines[-1].strip() if lines else None
 
 
+def _ava(message: str) -> tuple[str | None, str | None] | None:
+    """``(observation, exception)`` of ava's YAML (its ``--tap``), or None for another message."""
+    head = _AVA_DETAIL.search(message) if message.startswith("name: ") else None
+    if head is None:
+        return None
+    key, value = head.group(1), (head.group(2) or "").replace("''", "'")
+    below = []
+    for line in message[head.end():].splitlines()[1:]:
+        if line.startswith(("message:", "at:", "assertion:", "'")):
+            break
+        below.append(line)
+    if key.startswith("Difference (- actual, + expected)"):
+        actual = [ln[1:].strip().rstrip(",") for ln in below if ln.startswith("-")]
+        expected = [ln[1:].strip().rstrip(",") for ln in below if ln.startswith("+")]
+        if actual and expected:
+            whole = len(below) == 2
+            return _result(actual[0], expected[0], "a result" if whole else "part of a result"), None
+    if (wanted := _AVA_VALUE.match(key)) and value:
+        return _result(value, wanted.group(1)), None
+    if key == "Function returned":
+        return "no error is raised where one is expected.", None
+    if key == "Error thrown in test" and below:  # ``TypeError {``, its fields below (``message: '…',``)
+        name = below[0].rstrip(" {")
+        said = re.search(r"^message: '(.*)',$", message[head.end():], re.M)
+        return None, f"{name}: {said.group(1)}".replace("\\'", "'") if said else name
+    return _check(f"{key}: {value}" if value else key), None
+
+
 def _symptom(message: str) -> tuple[str | None, str | None]:
     """(short observation, exception line) from a crash message."""
     message = _inner_exception(message) or message
@@ -271,6 +302,8 @@ def _symptom(message: str) -> tuple[str | None, str | None]:
         return None, None
     if _TIMED_OUT.match(lines[0].strip()):
         return "a call does not finish: the check runs out of time.", None
+    if (read := _ava(message)) is not None:
+        return read
     if compared := _compared(message, lines):
         return compared, None
     first = lines[0].strip()

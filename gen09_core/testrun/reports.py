@@ -24,7 +24,9 @@ Formats (``FORMAT`` of a profile's ``report = "FORMAT:PATH"``):
   its name and YAML (``found:`` / ``wanted:``) are that subtest's message; node-tap's
   ``# time=`` after a name is dropped.
   Without subtests (tape and its kin) every ``# name`` comment opens a test whose
-  assertions are the TAP points under it; it fails when one of them fails.
+  assertions are the TAP points under it; it fails when one of them fails. A point no
+  ``# name`` comment opened is a test of its own (ava's ``--tap``), its YAML block its
+  message.
 - ``jest-json``: ``jest --json`` and ``vitest --reporter=json``. Id:
   ``file::ancestor titles > title``; a test file that failed to run is a problem.
 - ``mocha-json``: mocha's ``json`` reporter. Id: ``file::fullTitle``.
@@ -172,7 +174,8 @@ _SCRIPT = re.compile(r"\.[cm]?[jt]sx?$")
 _POINT = re.compile(r"^(?P<indent>\s*)(?P<ok>not ok|ok)\b\s*(?P<num>\d+)?\s*(?:-\s*)?(?P<desc>.*)$")
 _TAP_TIME = re.compile(r"\s+# time=[\d.]+m?s$")  # node-tap's duration after a name
 _DIRECTIVE = re.compile(r"\s+#\s*(?P<kind>SKIP|TODO)\b.*$", re.I)
-_SUMMARY = re.compile(r"^#\s*(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms|ok|not ok)\b")
+_SUMMARY = re.compile(r"^#\s*(?:(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms|ok|not ok)\b"
+                      r"|skip \d+$)")  # the last: ava's count (tape's ``# SKIP name`` is a test)
 
 
 def parse_tap(text: str, root: str = "") -> Parsed:
@@ -248,7 +251,7 @@ def _tap_duration(detail) -> float:
 
 def _tap_flat(lines) -> list:
     entries: list = []  # [name, outcome, message lines]; a "# name" comment opens one
-    current = None
+    current = detail = None  # the test a "# name" opened; where the lines under a point go
     for line in lines:
         stripped = line.strip()
         if stripped.startswith("#"):
@@ -258,19 +261,22 @@ def _tap_flat(lines) -> list:
             skipped = name.upper().startswith("SKIP ")  # tape's line for a skipped test
             current = [name[5:].strip() if skipped else name, SKIPPED if skipped else None, []]
             entries.append(current)
+            detail = current[2]
             continue
         point = _tap_point(line)
         if point is None:
-            if current is not None and stripped and not stripped.startswith("1.."):
-                current[2].append(stripped)
+            if detail is not None and stripped and not stripped.startswith(("1..", "---", "...")):
+                detail.append(stripped)
             continue
         _depth, desc, outcome = point
         entry = current if current is not None else [desc, None, []]
-        if entry is not current:
+        if entry is not current:  # a test of its own: its YAML is its message
             entries.append(entry)
+        elif outcome == FAILED:  # an assertion of the test: its name starts the message
+            entry[2].append(desc)
+        detail = entry[2] if outcome == FAILED else None
         if outcome == FAILED:
             entry[1] = FAILED
-            entry[2].append(desc)
         elif entry[1] is None or (entry[1] == SKIPPED and outcome == PASSED):
             entry[1] = outcome
     return [Case(name, outcome, 0.0, _short("\n".join(detail)))

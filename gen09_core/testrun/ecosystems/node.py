@@ -14,6 +14,7 @@ dependencies:
 - ``vitest`` → ``vitest run --reporter=json --outputFile``, format ``jest-json``;
 - ``mocha`` → ``--reporter json --reporter-option output=...``, format ``mocha-json``;
 - ``tape`` → its TAP on stdout, format ``tap`` (a wrapper such as ``nyc`` is dropped);
+- ``ava`` → ``--tap``: its TAP on stdout, format ``tap``, a test's YAML its message;
 - ``tap`` (node-tap, npm's own packages use it) → ``-R tap --no-coverage`` (tap 18 and later:
   ``--reporter=tap --disable-coverage``, by the major version ``devDependencies`` asks
   for): its nested TAP on stdout, format ``tap``; no coverage, which would only slow the run
@@ -53,7 +54,8 @@ NO_BROWSERS = {"PUPPETEER_SKIP_DOWNLOAD": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD
 # ``tsc`` into build/, which its tests import; built once at install, every mutant passed)
 _BUILDS = re.compile(r"\b(?:tsc|babel|rollup|esbuild|tsup|webpack|swc|microbundle|unbuild|vite build)\b")
 _SCRIPT_FILES = (".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".mts")  # a script a step may run
-RUNNERS = ("jest", "vitest", "mocha", "tape", "tap", "node")
+_FORMATS = {"jest": "jest-json", "vitest": "jest-json", "mocha": "mocha-json", "node": "junit"}
+RUNNERS = ("jest", "vitest", "mocha", "ava", "tape", "tap", "node")  # the last only from scripts.test
 # options of the repository's own test command that gen09 replaces or must not use
 DROPPED = {"--coverage", "--watch", "--watchAll", "-w", "--reporter", "-R", "--reporters", "--json",
            "--outputFile", "--test-reporter", "--test-reporter-destination", "--reporter-option",
@@ -101,9 +103,9 @@ def detect(repo: Path) -> CommandRecipe | None:
     deps = {**(package.get("dependencies") or {}), **(package.get("devDependencies") or {})}
     test, fmt, where, runner = _runner(script, deps)
     if test is None:
-        raise BadInput(f"{path}: no supported test runner (node --test, jest, vitest, mocha, tape, tap) in "
-                       f"scripts.test "
-                       f"{script!r} or the dependencies; give a command profile in the configuration")
+        raise BadInput(f"{path}: no supported test runner (node --test, jest, vitest, mocha, ava, tape, tap) "
+                       f"in scripts.test {script!r} or the dependencies; give a command profile in the "
+                       "configuration")
     provenance.append((f"{runner} runner", where))
     builds = _builds_before(script, runner, Path(repo))
     if _BUILDS.search(_with_files(expand_script(scripts, "pretest"), Path(repo))):
@@ -180,15 +182,14 @@ def _runner(script: str, deps: dict) -> tuple[str | None, str, str, str]:
             raw = next(shlex.split(part, posix=False) for part in script_parts(script)
                        if script_segment(part, name) is not None)
             return _command(name, raw, deps.get(name, "")), _format(name), "package.json scripts.test", name
-    for name in RUNNERS[:5]:
+    for name in RUNNERS[:-1]:
         if name in deps:
             return _command(name, [], deps[name]), _format(name), f"package.json devDependencies {name}", name
     return None, "", "", ""
 
 
 def _format(name: str) -> str:
-    return {"jest": "jest-json", "vitest": "jest-json", "mocha": "mocha-json", "tape": "tap", "tap": "tap",
-            "node": "junit"}[name]
+    return _FORMATS.get(name, "tap")  # ava, tape and node-tap write TAP
 
 
 def _unquoted(word: str) -> str:
@@ -231,6 +232,8 @@ def _command(name: str, words: list[str], wanted: str = "") -> str:
         return " ".join([BIN, "vitest", "run", "--reporter=json", '--outputFile="$GEN09_REPORT"', *args])
     if name == "tape":
         return " ".join([BIN, "tape", *args])
+    if name == "ava":
+        return " ".join([BIN, "ava", "--tap", *(a for a in args if _unquoted(a) != "--tap")])
     if name == "tap":
         major = re.search(r"\d+", wanted)
         new = major is not None and int(major.group()) >= 18
