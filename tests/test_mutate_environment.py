@@ -222,3 +222,23 @@ def test_exact_pins_that_cannot_go_together_are_installed_without_them_and_said(
     versions = dict(p.split("==") for p in lock.packages if "==" in p)
     assert versions["attrs"] != "19.3.0" and versions["cattrs"]  # both installed, attrs new enough
     assert int(versions["pytest"].split(".")[0]) < 10  # a range is kept
+
+
+def test_a_coverage_pinned_older_than_gen09s_plugin_needs_is_replaced_and_said(tmp_path):
+    # pyparsing 3.1.4's tests/requirements.txt pins coverage==4.4.2, which has no switch_context: every
+    # pristine run failed inside gen09's plugin, and the run said "no stable passing tests (1727 flaky)"
+    from gen09_core.testrun.detect import detect
+    from gen09_core.testrun.venv import _too_old_coverage, build_from_recipe
+
+    assert _too_old_coverage(["coverage==4.4.2", "coverage<5", "coverage~=4.5", "coverage[toml]==6.5.0",
+                              "coverage>=4", "coverage", "coverage==5.*", "pytest==7.4.4"]) == [
+        "coverage==4.4.2", "coverage<5", "coverage~=4.5"]
+    repo = tmp_path / "pinned"
+    repo.mkdir()
+    (repo / "requirements-test.txt").write_text("coverage==4.4.2\niniconfig==2.0.0\n")
+    (repo / "pinned.py").write_text("X = 1\n")
+    lock, notes = build_from_recipe(detect(repo), tmp_path / "venv", repo)
+    versions = dict(p.split("==") for p in lock.packages if "==" in p)
+    assert int(versions["coverage"].split(".")[0]) >= 5 and versions["iniconfig"] == "2.0.0"  # other pins kept
+    assert notes == ("the repository pins coverage==4.4.2, older than gen09's per-test coverage needs (5.0): "
+                     "installed a newer coverage",)

@@ -150,34 +150,65 @@ def _pytest_pins(requirements) -> list[str]:
     return pins
 
 
+COVERAGE_SINCE = "5.0"  # gen09's plugin records per-test contexts (``Coverage.switch_context``)
+
+
+def _too_old_coverage(requirements) -> list[str]:
+    """The lines of ``requirements`` that allow no coverage.py gen09's plugin runs with
+    (pyparsing 3.1.4 pins ``coverage==4.4.2``: every pristine run failed inside gen09's plugin)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion, Version
+
+    out = []
+    for line in requirements:
+        with contextlib.suppress(InvalidRequirement):
+            requirement = Requirement(line)
+            specifier = requirement.specifier
+            if requirement.name.lower() != "coverage" or not specifier:
+                continue
+            candidates = [COVERAGE_SINCE, "9999"]
+            for spec in specifier:
+                with contextlib.suppress(InvalidVersion):
+                    if Version(spec.version.rstrip(".*")) >= Version(COVERAGE_SINCE):
+                        candidates.append(spec.version.rstrip(".*"))
+            if not any(specifier.contains(version, prereleases=True) for version in candidates):
+                out.append(line)
+    return out
+
+
 def _install_recipe(python: str, recipe: PythonRecipe, reqs: Path, project_dir: Path, env: dict) -> list[str]:
     """Install the project (with its extras) and the recipe's requirements (written to
     ``reqs``) in one pip run. When pip finds the requirements' versions cannot go together
     (pyee 12.0.0's pip-compiled ``requirements_dev.txt`` pins twisted 24.7.0, which needs
     incremental >= 24.7, and incremental 22.10.0), they are installed again without their
-    exact pins; the note returned says so."""
+    exact pins; the note returned says so. A coverage.py the requirements pin older than gen09's
+    plugin needs is left out, and the note says so."""
+    old = _too_old_coverage(recipe.requirements)
+    notes = [f"the repository pins {', '.join(old)}, older than gen09's per-test coverage needs "
+             f"({COVERAGE_SINCE}): installed a newer coverage"] if old else []
+    requirements = [line for line in recipe.requirements if line not in old]
     args = [f"{project_dir}[{','.join(recipe.extras)}]" if recipe.extras else str(project_dir)
             ] if recipe.installable else []
-    if recipe.requirements:
+    if requirements:
         args += ["-r", str(reqs)]
     args += [*recipe.plugin_packages, *RUNNER_PACKAGES]
     what = "install the repository and its test dependencies"
-    reqs.write_text("\n".join(recipe.requirements) + "\n", encoding="utf-8")
+    reqs.write_text("\n".join(requirements) + "\n", encoding="utf-8")
     try:
         _pip(python, args, project_dir, env, what)
-        return []
+        return notes
     except EnvironmentFailure as exc:
-        relaxed = _without_versions(recipe.requirements)
-        if "ResolutionImpossible" not in str(exc) or relaxed == list(recipe.requirements):
+        relaxed = _without_versions(requirements)
+        if "ResolutionImpossible" not in str(exc) or relaxed == requirements:
             raise
         said = next((line for line in str(exc).splitlines() if "Cannot install" in line), "")
         # pip names a line of the file gen09 wrote: the requirement on it says more
-        cause = re.sub(r"-r \S+ \(line (\d+)\)", lambda m: recipe.requirements[int(m[1]) - 1]
-                       if int(m[1]) <= len(recipe.requirements) else m[0], said[said.find("Cannot install"):])
+        cause = re.sub(r"-r \S+ \(line (\d+)\)", lambda m: requirements[int(m[1]) - 1]
+                       if int(m[1]) <= len(requirements) else m[0], said[said.find("Cannot install"):])
         reqs.write_text("\n".join(relaxed) + "\n", encoding="utf-8")
         _pip(python, args, project_dir, env, f"{what}, even without their exact pins")
-    return [f"the repository's pinned test requirements cannot be installed together "
-            f"(pip: {cause}): installed them without their exact pins"]
+    return [*notes, f"the repository's pinned test requirements cannot be installed together "
+                    f"(pip: {cause}): installed them without their exact pins"]
 
 
 def _without_versions(requirements) -> list[str]:
