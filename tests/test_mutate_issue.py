@@ -244,3 +244,23 @@ def test_a_node_diff_with_lines_skipped_reads_as_a_result(tmp_path):
     for message, said in messages.items():
         failures = {"dist/test/v1.test.js::v1 > state": {"message": message, "trace": []}}
         assert f"Observed: {said}" in write_issue("src/v1.ts", failures, list(failures), [], "", tmp_path)
+
+
+def test_a_diff_with_one_side_or_a_block_reads_as_what_a_result_holds(tmp_path):
+    """query-string (ava): a diff whose changed lines are all on one side said 'the check reports
+    `Difference (- actual, + expected)`', and one whose first line opens an object said 'part of a
+    result is `{` where `'one'` is expected'."""
+    ava = "name: AssertionError\nassertion: t.deepEqual()\ndetails:\n'Difference (- actual, + expected):': |2-\n{\n"
+    messages = {
+        ava + "query: {\n-     'https://foo.bar/': null,\n},\n}\nmessage: ''\nat: >-":
+            "a result holds `'https://foo.bar/': null`, which is not expected.",
+        ava + "query: {\n+     top: 'foo',\n},\n}\nmessage: ''":
+            "a result lacks `top: 'foo'`, which is expected.",
+        ava + "a: [\n-     {\n-       decode: true,\n-     },\n+     'one',\n'two',\n],\n}\nmessage: ''":
+            "part of a result is `{ … }` where `'one'` is expected.",
+        "Expected values to be strictly deep-equal:\n+ actual - expected\n\n  {\n+   a: [\n+     1\n+   ]\n-   a: 2\n  }":
+            "part of a result is `a: [ … ]` where `a: 2` is expected.",  # node's assert, the other way round
+    }
+    for message, said in messages.items():
+        failures = {"parse-url › handles strings": {"message": message, "trace": []}}
+        assert f"Observed: {said}" in write_issue("base.js", failures, list(failures), [], "", tmp_path), said

@@ -178,9 +178,27 @@ def _simple(name: str | None) -> str | None:
     return name.rsplit(".", 1)[-1] if name else name
 
 
-def _diffed(message: str) -> tuple[str, str, bool] | None:
-    """``(actual, expected, whole)`` from the first added and removed line of a jest/vitest or
-    node diff; ``whole`` when those two lines are all the diff shows."""
+def _diff_observation(body: list[str], actual_sign: str, expected_sign: str) -> str | None:
+    """The observation of a diff's lines ``body``, from its first line of each side (a line that
+    opens a block shown as ``a: [ … ]``): a result where the whole diff is those two lines, else
+    part of one; a side with no line is something held or lacked."""
+    def shown(line: str) -> str:
+        text = line[1:].strip().rstrip(",")
+        return f"{text} … {']' if text.endswith('[') else '}'}" if text.endswith(("{", "[")) else text
+
+    actual = [shown(ln) for ln in body if ln.startswith(actual_sign)]
+    expected = [shown(ln) for ln in body if ln.startswith(expected_sign)]
+    if actual and expected:
+        return _result(actual[0], expected[0], "a result" if len(body) == 2 else "part of a result")
+    if actual:
+        return f"a result holds `{actual[0]}`, which is not expected."
+    if expected:
+        return f"a result lacks `{expected[0]}`, which is expected."
+    return None
+
+
+def _diffed(message: str) -> str | None:
+    """The observation of a jest/vitest or node diff (``+`` the actual side), or None."""
     head = _DIFF_HEAD.search(message)
     if not head:
         return None
@@ -189,19 +207,14 @@ def _diffed(message: str) -> tuple[str, str, bool] | None:
         if not line.strip() or re.match(r"\s+at ", line) or not line.startswith(("+", "-", " ", "@@", "...")):
             break
         body.append(line)
-    added = [ln[1:].strip().rstrip(",") for ln in body if ln.startswith("+")]
-    removed = [ln[1:].strip().rstrip(",") for ln in body if ln.startswith("-")]
-    if not (added and removed):
-        return None
-    return added[0], removed[0], len(body) == 2
+    return _diff_observation(body, "+", "-")
 
 
 def _compared(message: str, lines: list[str]) -> str | None:
     """The observation a runner's failed comparison shows (what was got and what was expected),
     or None."""
     if diffed := _diffed(message):
-        actual, expected, whole = diffed
-        return _result(actual, expected, "a result" if whole else "part of a result")
+        return diffed
     if match := _JEST_EQ.search(message):
         noun = match.group(3) or match.group(1)
         if noun and "toThrow" in lines[0]:
@@ -269,12 +282,8 @@ def _ava(message: str) -> tuple[str | None, str | None] | None:
         if line.startswith(("message:", "at:", "assertion:", "'")):
             break
         below.append(line)
-    if key.startswith("Difference (- actual, + expected)"):
-        actual = [ln[1:].strip().rstrip(",") for ln in below if ln.startswith("-")]
-        expected = [ln[1:].strip().rstrip(",") for ln in below if ln.startswith("+")]
-        if actual and expected:
-            whole = len(below) == 2
-            return _result(actual[0], expected[0], "a result" if whole else "part of a result"), None
+    if key.startswith("Difference (- actual, + expected)") and (diffed := _diff_observation(below, "-", "+")):
+        return diffed, None
     if (wanted := _AVA_VALUE.match(key)) and value:
         return _result(value, wanted.group(1)), None
     if key == "Function returned":
