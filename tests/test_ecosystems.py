@@ -46,9 +46,13 @@ def package(tmp_path, data, lock=False):
     # ava (sindresorhus/camelcase 9.0.0 was refused: "no supported test runner"): its TAP on stdout
     ("xo && ava --verbose && tsd", {"ava": "^6.4.1"}, "tap", "npx --no-install ava --tap"),
     ("", {"ava": "^6"}, "tap", "npx --no-install ava --tap"),
+    # pnpm's and yarn's ``run`` are followed as npm's (vercel/ms: its --env option was lost)
+    ("pnpm run test:nodejs && yarn run test:edge", {"jest": "30.0.5"}, "jest-json",
+     'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT" --env node'),
 ])
 def test_node_runner_from_scripts_or_dependencies(tmp_path, script, dev, fmt, expected):
-    recipe = package(tmp_path, {"scripts": {"test": script}, "devDependencies": dev})
+    recipe = package(tmp_path, {"scripts": {"test": script, "test:nodejs": "jest --env node",
+                                            "test:edge": "jest --env edge --no-coverage"}, "devDependencies": dev})
     assert recipe.test == expected and recipe.report_format == fmt
     assert recipe.setup == ("npm install --no-audit --no-fund --package-lock=true",)  # no lockfile: it writes one
     assert recipe.image_setup == ("npm ci --no-audit --no-fund",)  # the shipped snapshot has one

@@ -20,7 +20,8 @@ dependencies:
   for): its nested TAP on stdout, format ``tap``; no coverage, which would only slow the run
   and fail it below the repository's threshold.
 
-``npm run NAME`` / ``npm test`` inside a script is followed to the script it names. The
+``npm run NAME`` / ``npm test`` (or pnpm's and yarn's, as vercel/ms has) inside a script is
+followed to the script it names. The
 browsers puppeteer, playwright and cypress would download at install are not downloaded
 (``NO_BROWSERS``): a suite that needs one fails its pristine run, saying so. A ``pretest``
 script that compiles or bundles (``tsc``, ``babel``, ``rollup``, …) runs before every test run,
@@ -63,6 +64,7 @@ DROPPED = {"--coverage", "--watch", "--watchAll", "-w", "--reporter", "-R", "--r
 TAKES_VALUE = {"--reporter", "-R", "--reporters", "--outputFile", "--test-reporter",
                "--test-reporter-destination", "--reporter-option", "--reporter-options", "-O"}
 BIN = 'npx --no-install'
+_RUN_SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn) (?:run(?:-script)?(?: --silent| -s)? ([\w:.-]+)|(test)\b)")
 CI = "npm ci --no-audit --no-fund"  # a shipped snapshot always has the lockfile the setup used or wrote
 # the root package's scripts ``npm ci`` / ``npm install`` run
 LIFECYCLE = ("preinstall", "install", "postinstall", "preprepare", "prepare", "postprepare")
@@ -128,8 +130,8 @@ def detect(repo: Path) -> CommandRecipe | None:
 
 
 def expand_script(scripts: dict, name: str, depth: int = 0) -> str:
-    """``scripts[name]`` with every ``npm run X`` / ``npm test`` replaced by the script it
-    runs (up to a few levels)."""
+    """``scripts[name]`` with every ``npm run X`` / ``npm test`` (``pnpm``, ``yarn`` too)
+    replaced by the script it runs (up to a few levels)."""
     text = str(scripts.get(name) or "")
     if depth > 4:
         return text
@@ -137,7 +139,7 @@ def expand_script(scripts: dict, name: str, depth: int = 0) -> str:
     def follow(match):
         return expand_script(scripts, match.group(1) or "test", depth + 1) or match.group(0)
 
-    return re.sub(r"\bnpm (?:run(?:-script)?(?: --silent| -s)? ([\w:.-]+)|(test)\b)", follow, text)
+    return re.sub(_RUN_SCRIPT, follow, text)
 
 
 def _with_files(script: str, repo: Path) -> str:
