@@ -168,9 +168,10 @@ def _too_old_coverage(requirements) -> list[str]:
                 continue
             candidates = [COVERAGE_SINCE, "9999"]
             for spec in specifier:
+                version = spec.version.rstrip(".*")
                 with contextlib.suppress(InvalidVersion):
-                    if Version(spec.version.rstrip(".*")) >= Version(COVERAGE_SINCE):
-                        candidates.append(spec.version.rstrip(".*"))
+                    if Version(version) >= Version(COVERAGE_SINCE):
+                        candidates.append(version)
             if not any(specifier.contains(version, prereleases=True) for version in candidates):
                 out.append(line)
     return out

@@ -177,12 +177,9 @@ def _runner(script: str, deps: dict) -> tuple[str | None, str, str, str]:
     """``(command, report format, where it came from, runner)``; ``deps`` maps a package to
     the version range the repository asks for."""
     for name in RUNNERS:
-        words = script_segment(script, name)
-        if name == "node" and words is not None and "--test" not in words:
-            words = None
-        if words is not None:
-            raw = next(shlex.split(part, posix=False) for part in script_parts(script)
-                       if script_segment(part, name) is not None)
+        part = next((p for p in script_parts(script) if script_segment(p, name) is not None), None)
+        if part is not None and (name != "node" or "--test" in script_segment(part, name)):
+            raw = shlex.split(part, posix=False)  # the words with their quotes
             return _command(name, raw, deps.get(name, "")), _format(name), "package.json scripts.test", name
     for name in RUNNERS[:-1]:
         if name in deps:
