@@ -49,6 +49,12 @@ def package(tmp_path, data, lock=False):
     # pnpm's and yarn's ``run`` are followed as npm's (vercel/ms: its --env option was lost)
     ("pnpm run test:nodejs && yarn run test:edge", {"jest": "30.0.5"}, "jest-json",
      'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT" --env node'),
+    # pnpm's ``pnpm NAME`` runs the script NAME, else the binary (unjs/defu: ``pnpm test:types`` was read
+    # as ``pnpm test`` and vitest ran with the filter ``run:types``, finding no test)
+    ("pnpm test:nodejs", {"jest": "30.0.5"}, "jest-json",
+     'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT" --env node'),
+    ("pnpm test:types && pnpm vitest run", {"vitest": "^4"}, "jest-json",
+     'npx --no-install vitest run --reporter=json --outputFile="$GEN09_REPORT"'),
 ])
 def test_node_runner_from_scripts_or_dependencies(tmp_path, script, dev, fmt, expected):
     recipe = package(tmp_path, {"scripts": {"test": script, "test:nodejs": "jest --env node",
@@ -127,6 +133,20 @@ def test_node_lockfile_means_npm_ci(tmp_path):
     recipe = package(tmp_path, {"scripts": {"test": "node --test"}}, lock=True)
     assert recipe.setup == ("npm ci --no-audit --no-fund",)
     assert ("npm ci", "package-lock.json") in recipe.provenance
+
+
+@pytest.mark.parametrize("lockfile", ["pnpm-lock.yaml", "yarn.lock"])
+def test_a_pnpm_or_yarn_project_installs_with_peer_conflicts_allowed(tmp_path, lockfile):
+    """unjs/defu (pnpm): npm refused its install (ERESOLVE: unbuild's optional peer typescript@^5.9
+    against the project's typescript@^6), where pnpm only warns. Every step's environment says so,
+    the bundle's ``npm ci`` too (it checks the lock against the setting)."""
+    (tmp_path / lockfile).write_text("")
+    recipe = package(tmp_path, {"scripts": {"test": "vitest run"}, "devDependencies": {"vitest": "^4"}})
+    assert recipe.env["npm_config_legacy_peer_deps"] == "true"
+    assert any(note.startswith(f"{lockfile} is not read") for note in recipe.notes)
+    run_setup(['test "$(npm config get legacy-peer-deps)" = true'], tmp_path, recipe.env, tmp_path / "out.txt")
+    (tmp_path / lockfile).unlink()
+    assert "npm_config_legacy_peer_deps" not in package(tmp_path, {"scripts": {"test": "vitest run"}}).env
 
 
 def test_a_failed_setup_names_its_cause_and_npm_installs_download_no_browser(tmp_path):

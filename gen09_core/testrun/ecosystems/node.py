@@ -2,7 +2,10 @@
 
 Install: ``npm ci`` with a ``package-lock.json`` or ``npm-shrinkwrap.json``, else
 ``npm install`` (which writes the lockfile the bundle then ships). A ``yarn.lock`` or
-``pnpm-lock.yaml`` is noted, and npm resolves the dependencies itself.
+``pnpm-lock.yaml`` is noted, and npm resolves the dependencies itself, with
+``legacy-peer-deps`` (``PEER_LENIENT``, in every step's environment): pnpm and yarn only warn
+of a conflicting peer dependency, which npm refuses to install (unjs/defu: unbuild's optional
+peer ``typescript@^5.9`` against the project's ``typescript@^6``).
 
 Runner, from the ``scripts.test`` command (its arguments are kept, but for options that
 would change what gen09 measures: coverage, watch mode, reporters), else from the
@@ -20,8 +23,9 @@ dependencies:
   for): its nested TAP on stdout, format ``tap``; no coverage, which would only slow the run
   and fail it below the repository's threshold.
 
-``npm run NAME`` / ``npm test`` (or pnpm's and yarn's, as vercel/ms has) inside a script is
-followed to the script it names. The
+``npm run NAME`` / ``npm test`` (or pnpm's and yarn's, as vercel/ms has, and their
+``pnpm NAME`` when NAME is a script, as unjs/defu has) inside a script is followed to the
+script it names. The
 browsers puppeteer, playwright and cypress would download at install are not downloaded
 (``NO_BROWSERS``): a suite that needs one fails its pristine run, saying so. A ``pretest``
 script that compiles or bundles (``tsc``, ``babel``, ``rollup``, …) runs before every test run,
@@ -64,7 +68,13 @@ DROPPED = {"--coverage", "--watch", "--watchAll", "-w", "--reporter", "-R", "--r
 TAKES_VALUE = {"--reporter", "-R", "--reporters", "--outputFile", "--test-reporter",
                "--test-reporter-destination", "--reporter-option", "--reporter-options", "-O"}
 BIN = 'npx --no-install'
-_RUN_SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn) (?:run(?:-script)?(?: --silent| -s)? ([\w:.-]+)|(test)\b)")
+# ``npm run X`` / ``npm test``, and pnpm's and yarn's ``pnpm X`` (the script X when there is one:
+# defu's ``pnpm test:types``; else a binary, as ``pnpm vitest run``)
+_RUN_SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn) (?:run(?:-script)?(?: --silent| -s)? ([\w:.-]+)"
+                         r"|(test)(?![\w:.-]))|\b(?:pnpm|yarn) ([\w:.-]+)")
+# pnpm and yarn warn of a peer conflict where npm refuses it (ERESOLVE); the setting must also hold
+# for the bundle's ``npm ci``, which checks the lock against it
+PEER_LENIENT = {"npm_config_legacy_peer_deps": "true"}
 CI = "npm ci --no-audit --no-fund"  # a shipped snapshot always has the lockfile the setup used or wrote
 # the root package's scripts ``npm ci`` / ``npm install`` run
 LIFECYCLE = ("preinstall", "install", "postinstall", "preprepare", "prepare", "postprepare")
@@ -82,7 +92,7 @@ def detect(repo: Path) -> CommandRecipe | None:
         package = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadInput(f"{path}: not valid JSON: {exc}") from None
-    provenance, notes = [], []
+    provenance, notes, env = [], [], {"CI": "true", "NO_COLOR": "1", "FORCE_COLOR": "0", **NO_BROWSERS}
     lock = next((n for n in ("package-lock.json", "npm-shrinkwrap.json") if (Path(repo) / n).is_file()), None)
     if lock:
         install = CI
@@ -94,7 +104,9 @@ def detect(repo: Path) -> CommandRecipe | None:
         provenance.append(("npm install", "package.json (no lockfile)"))
         for other in ("yarn.lock", "pnpm-lock.yaml"):
             if (Path(repo) / other).is_file():
-                notes.append(f"{other} is not read: npm resolves the dependencies itself")
+                notes.append(f"{other} is not read: npm resolves the dependencies itself, a conflicting peer "
+                             "dependency allowed as that tool allows it (legacy-peer-deps)")
+                env.update(PEER_LENIENT)
     scripts = package.get("scripts") or {}
     hooked = any(scripts.get(name) for name in LIFECYCLE)
     if hooked:
@@ -125,7 +137,7 @@ def detect(repo: Path) -> CommandRecipe | None:
         tools=("node", "npm"),
         image_setup=(ci,), replay=(ci,),
         lockfiles=(lock or "package-lock.json",), linked=("node_modules",), build_dirs=("node_modules",),
-        env={"CI": "true", "NO_COLOR": "1", "FORCE_COLOR": "0", **NO_BROWSERS}, provenance=tuple(provenance),
+        env=env, provenance=tuple(provenance),
         notes=tuple(notes))
 
 
@@ -137,7 +149,10 @@ def expand_script(scripts: dict, name: str, depth: int = 0) -> str:
         return text
 
     def follow(match):
-        return expand_script(scripts, match.group(1) or "test", depth + 1) or match.group(0)
+        run, test, bare = match.groups()
+        if bare is not None and bare not in scripts:
+            return match.group(0)
+        return expand_script(scripts, run or test or bare, depth + 1) or match.group(0)
 
     return re.sub(_RUN_SCRIPT, follow, text)
 
