@@ -181,6 +181,14 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         "expected: not equal but was: <1.2.3-alpha+test>":
             "a result is `1.2.3-alpha+test`, a value it is expected not to be.",
     })
+    # picomatch 4.0.5 (mocha + node's assert()): 'raises `The expression evaluated to a falsy value:`'
+    luxon.update({
+        "The expression evaluated to a falsy value:\n\n  assert(!isMatch('a\\\\a', 'a/**', { windows: false }))\n":
+            "`!isMatch('a\\\\a', 'a/**', { windows: false })` is falsy where a truthy value is expected.",
+        "AssertionError [ERR_ASSERTION]: The expression evaluated to a falsy value:\n\n  assert.ok(\n    ready,\n  )":
+            "`ready` is falsy where a truthy value is expected.",
+        "The expression evaluated to a falsy value:\n\n  value": "`value` is falsy where a truthy value is expected.",
+    })
     # semver 1.0.14 (cargo, Debian's sources): a panic!() of a test file's own helper is its check; an
     # assert_ne! shows both values; a mutant that reads freed memory printed raw bytes into the issue
     luxon.update({

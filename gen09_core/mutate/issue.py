@@ -29,6 +29,11 @@ _DIFF_HEAD = re.compile(r"^(?:(?:- Expected\b.*\n\+ Received\b.*"
                         r"|(?:--- expected\n)?\+\+\+ actual\n@@[^\n]*@@\n)", re.M)  # the last: node-tap's
 # a node-tap assertion's YAML (not ``tapCaught``: an error the test threw)
 _TAP_CHECK = re.compile(r"^(?:compare|found|wanted|pattern|at|diff):", re.M)
+# node's assert() / assert.ok() of a falsy value, and the source of the call it printed (picomatch:
+# issues said only "raises `The expression evaluated to a falsy value:`")
+_NODE_OK = re.compile(r"^(?:AssertionError(?: \[ERR_ASSERTION\])?: )?"
+                      r"The expression evaluated to a falsy value:\n\n"
+                      r"(?:\s*[\w.]+\((?P<inner>.*)\)|(?P<whole>.*?))\s*$", re.S)
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
 _TAP_YAML = re.compile(r"^found: (.+)\nwanted: (.+)$", re.M)  # node-tap's and tape's YAML
 _JEST_ONE = re.compile(r"^(?:Error: )?expect\(received\)\.(\w+)\(\)\n\nReceived: (.+)$", re.M)
@@ -235,6 +240,10 @@ def _compared(message: str, lines: list[str]) -> str | None:
         return f"`{match.group(1)}` and `{match.group(2)}` compare equal where they are expected to differ."
     if lines[0].startswith("Expected values to be") and (match := _NODE_EQ.match(lines[-1].strip())):
         return _result(match.group(1), match.group(2))
+    if match := _NODE_OK.match(message.strip()):
+        expression = " ".join(ln.strip() for ln in (match.group("inner") or match.group("whole")).splitlines()
+                              if ln.strip()).rstrip(",")
+        return f"`{cut_at_token(expression, 300)}` is falsy where a truthy value is expected."
     text = message.strip()
     if match := _JUNIT_THROWN.match(text):
         expected, actual, missing = (_simple(name) for name in match.groups())
