@@ -208,6 +208,26 @@ def test_named_ecosystem_profile_overrides_fields(tmp_path):
         prepare(data, tmp_path / "out")
 
 
+def test_a_node_profile_gives_the_runner_detection_did_not_find(tmp_path):
+    """nanoid (``pnpm run /^test:/`` → ``bnt``, a wrapper of node --test): a ``base = "node"``
+    profile with its own test and report was refused with the detection's "no supported test runner"."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "package.json").write_text(json.dumps({"scripts": {"test": "bnt"}, "prepare": "x"}))
+    (repo / "yarn.lock").write_text("")
+    data = {"source": {"repo": str(repo)}, "profile": "mine",
+            "profiles": {"mine": {"base": "node", "test": "node --test test/"}}}
+    with pytest.raises(BadInput, match='no supported test runner .* base = "node" and its test and report'):
+        prepare(data, tmp_path / "out")
+    data["profiles"]["mine"]["report"] = "junit:$GEN09_REPORT"
+    config = cfg.structure(data)
+    profile, recipe = choose(Profile("mine", ecosystem="node", test="node --test test/",
+                                     report="junit:$GEN09_REPORT"), config, repo)
+    assert (recipe.test, recipe.report) == ("node --test test/", "junit:$GEN09_REPORT")
+    assert recipe.setup == ("npm install --no-audit --no-fund --package-lock=true",)
+    assert recipe.env["npm_config_legacy_peer_deps"] == "true"  # the rest is what was detected
+
+
 @pytest.mark.parametrize(("fields", "message"), [
     ({"test": "make check"}, "needs test"),
     ({"test": "make check", "report": "xunit:out.xml"}, "FORMAT one of"),

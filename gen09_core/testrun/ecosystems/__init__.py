@@ -42,6 +42,17 @@ from pathlib import Path
 
 from attrs import field, frozen
 
+from gen09_core.errors import BadInput
+
+
+class NoRunner(BadInput):
+    """The repository's project files are found but not its test runner; ``recipe`` is the
+    rest of what was detected (its ``test`` and ``report`` empty), for a profile that gives them."""
+
+    def __init__(self, message: str, recipe: CommandRecipe):
+        super().__init__(message)
+        self.recipe = recipe
+
 
 @frozen
 class CommandRecipe:

@@ -49,7 +49,7 @@ import shlex
 from pathlib import Path
 
 from gen09_core.errors import BadInput
-from gen09_core.testrun.ecosystems import CommandRecipe, script_parts, script_segment
+from gen09_core.testrun.ecosystems import CommandRecipe, NoRunner, script_parts, script_segment
 
 # the browsers puppeteer, playwright and cypress download when they are installed: nothing the user
 # asked for (yargs-parser 22's devDependencies hold puppeteer, whose download failed its install)
@@ -116,14 +116,12 @@ def detect(repo: Path) -> CommandRecipe | None:
     script = expand_script(scripts, "test")
     deps = {**(package.get("dependencies") or {}), **(package.get("devDependencies") or {})}
     test, fmt, where, runner = _runner(script, deps)
-    if test is None:
-        raise BadInput(f"{path}: no supported test runner (node --test, jest, vitest, mocha, ava, tape, tap) "
-                       f"in scripts.test {script!r} or the dependencies; give a command profile in the "
-                       "configuration")
-    provenance.append((f"{runner} runner", where))
-    builds = _builds_before(script, runner, Path(repo))
-    if _BUILDS.search(_with_files(expand_script(scripts, "pretest"), Path(repo))):
-        builds.insert(0, "npm run --silent pretest")
+    builds = []
+    if test is not None:
+        provenance.append((f"{runner} runner", where))
+        builds = _builds_before(script, runner, Path(repo))
+        if _BUILDS.search(_with_files(expand_script(scripts, "pretest"), Path(repo))):
+            builds.insert(0, "npm run --silent pretest")
     if builds:  # each one's output kept off a report on stdout
         test = " && ".join([*(f"{build} >&2" for build in builds), test])
         if hooked:  # a build may run them too (uuid 14's build runs ``npm pack``: ``prepare`` again)
@@ -131,14 +129,19 @@ def detect(repo: Path) -> CommandRecipe | None:
         provenance.append((f"{' && '.join(builds)} before each run (it builds what the tests import)",
                            "package.json scripts"))
     typescript = any(p.suffix in (".ts", ".tsx", ".mts", ".cts") for p in _sources(Path(repo)))
-    return CommandRecipe(
-        ecosystem="node", language="typescript" if typescript else "javascript", test=test,
-        report=f"{fmt}:-" if fmt == "tap" else f"{fmt}:$GEN09_REPORT", setup=(install,), image="node:{node}",
-        tools=("node", "npm"),
+    recipe = CommandRecipe(
+        ecosystem="node", language="typescript" if typescript else "javascript", test=test or "",
+        report="" if test is None else f"{fmt}:-" if fmt == "tap" else f"{fmt}:$GEN09_REPORT",
+        setup=(install,), image="node:{node}", tools=("node", "npm"),
         image_setup=(ci,), replay=(ci,),
         lockfiles=(lock or "package-lock.json",), linked=("node_modules",), build_dirs=("node_modules",),
         env=env, provenance=tuple(provenance),
         notes=tuple(notes))
+    if test is None:
+        raise NoRunner(f"{path}: no supported test runner (node --test, jest, vitest, mocha, ava, tape, tap) "
+                       f"in scripts.test {script!r} or the dependencies; give a profile with base = \"node\" "
+                       "and its test and report in the configuration", recipe)
+    return recipe
 
 
 def expand_script(scripts: dict, name: str, depth: int = 0) -> str:
