@@ -1,12 +1,15 @@
 """Ecosystem detection (from the repository's own files) and the command profile."""
 
 import json
+import shutil
 import subprocess
 
 import pytest
+from attrs import evolve
 
 from gen09_core.errors import BadInput, EnvironmentFailure
 from gen09_core.mutate import config as cfg
+from gen09_core.mutate import environment_command
 from gen09_core.mutate.environment_command import choose, command_recipe, run_setup
 from gen09_core.mutate.pipeline import mutate_registry, prepare
 from gen09_core.mutate.profiles import Profile
@@ -135,18 +138,27 @@ def test_node_lockfile_means_npm_ci(tmp_path):
     assert ("npm ci", "package-lock.json") in recipe.provenance
 
 
-@pytest.mark.parametrize("lockfile", ["pnpm-lock.yaml", "yarn.lock"])
-def test_a_pnpm_or_yarn_project_installs_with_peer_conflicts_allowed(tmp_path, lockfile):
-    """unjs/defu (pnpm): npm refused its install (ERESOLVE: unbuild's optional peer typescript@^5.9
-    against the project's typescript@^6), where pnpm only warns. Every step's environment says so,
-    the bundle's ``npm ci`` too (it checks the lock against the setting)."""
-    (tmp_path / lockfile).write_text("")
-    recipe = package(tmp_path, {"scripts": {"test": "vitest run"}, "devDependencies": {"vitest": "^4"}})
-    assert recipe.env["npm_config_legacy_peer_deps"] == "true"
-    assert any(note.startswith(f"{lockfile} is not read") for note in recipe.notes)
-    run_setup(['test "$(npm config get legacy-peer-deps)" = true'], tmp_path, recipe.env, tmp_path / "out.txt")
-    (tmp_path / lockfile).unlink()
-    assert "npm_config_legacy_peer_deps" not in package(tmp_path, {"scripts": {"test": "vitest run"}}).env
+def test_an_install_npm_refuses_for_a_peer_conflict_runs_again_allowing_it(tmp_path):
+    """unjs/defu (pnpm) and validator.js (npm, no lockfile): npm refused the install (ERESOLVE),
+    where pnpm only warns. It runs again with legacy-peer-deps, and every later step (the tests,
+    the lock, hence the bundle's ``npm ci`` and ``gen09 verify``'s replay) keeps the setting."""
+    refusing = ('if [ "$npm_config_legacy_peer_deps" = true ]; then echo installed > done.txt; '
+                'else echo "npm error code ERESOLVE"; exit 1; fi')
+    recipe = node.CommandRecipe(ecosystem="node", language="javascript", test="true", report="tap:-",
+                                setup=(refusing,), image="node:20", tools=("bash",), env={"CI": "true"})
+    (tmp_path / "work").mkdir()
+    (tmp_path / "repo").mkdir()
+    env = environment_command.prepare(None, recipe, tmp_path / "work", tmp_path / "repo")
+    assert (tmp_path / "repo" / "done.txt").read_text() == "installed\n"
+    assert env.lock.env["npm_config_legacy_peer_deps"] == env.test_env.env["npm_config_legacy_peer_deps"] == "true"
+    assert "legacy-peer-deps" in env.describe()["notes"][0]
+    # any other failure, or one with the setting already, stays a failure
+    for setup, extra in (("echo 'npm error code E404'; exit 1", {}), (refusing.replace("true ]", "yes ]"),
+                                                                      node.PEER_LENIENT)):
+        failing = evolve(recipe, setup=(setup,), env={**recipe.env, **extra})
+        with pytest.raises(EnvironmentFailure, match="failed"):
+            environment_command.prepare(None, failing, tmp_path / "work2", tmp_path / "repo")
+        shutil.rmtree(tmp_path / "work2", ignore_errors=True)
 
 
 def test_a_failed_setup_names_its_cause_and_npm_installs_download_no_browser(tmp_path):
@@ -225,7 +237,7 @@ def test_a_node_profile_gives_the_runner_detection_did_not_find(tmp_path):
                                      report="junit:$GEN09_REPORT"), config, repo)
     assert (recipe.test, recipe.report) == ("node --test test/", "junit:$GEN09_REPORT")
     assert recipe.setup == ("npm install --no-audit --no-fund --package-lock=true",)
-    assert recipe.env["npm_config_legacy_peer_deps"] == "true"  # the rest is what was detected
+    assert recipe.notes == ("yarn.lock is not read: npm resolves the dependencies itself",)  # detected
 
 
 @pytest.mark.parametrize(("fields", "message"), [

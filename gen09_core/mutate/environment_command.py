@@ -16,7 +16,7 @@ from attrs import evolve, frozen
 
 from gen09_core.errors import BadInput, EnvironmentFailure
 from gen09_core.testrun import ecosystems
-from gen09_core.testrun.ecosystems import CommandRecipe
+from gen09_core.testrun.ecosystems import CommandRecipe, node
 from gen09_core.testrun.ecosystems.jobs import CommandEnv, install_runner, run_command_job
 from gen09_core.testrun.ecosystems.toolchain import ToolchainLock, capture, missing_tools
 from gen09_core.testrun.process import clean_env, run_limited, tail
@@ -115,7 +115,7 @@ class CommandEnvironment:
         """What the journal and the summary say about the environment."""
         return {"ecosystem": self.lock.ecosystem, "toolchain": self.lock.describe(), "test": self.lock.test,
                 "report": self.lock.report, "image": self.lock.image,
-                "lockfiles": [name for name, _ in self.lock.lockfiles]}
+                "lockfiles": [name for name, _ in self.lock.lockfiles], "notes": list(self.recipe.notes)}
 
     def bundle_flavour(self, settings, baseline):
         """``settings`` for this recipe's bundles (see :mod:`gen09_core.mutate.bundle_command`)."""
@@ -137,11 +137,20 @@ def prepare(profile, recipe: CommandRecipe, work: Path, pristine: Path) -> Comma
     if (work / READY).exists() and record.exists():
         lock = ToolchainLock.parse(json.loads(record.read_text(encoding="utf-8"))["toolchain"])
     else:
-        run_setup(recipe.setup, Path(pristine), {**recipe.env}, work / "setup-output.txt")
+        output = work / "setup-output.txt"
+        try:
+            run_setup(recipe.setup, Path(pristine), {**recipe.env}, output)
+        except EnvironmentFailure:
+            said = output.read_text(encoding="utf-8", errors="replace") if output.is_file() else ""
+            lenient = node.peers_allowed(recipe, said)
+            if lenient is None:
+                raise
+            recipe = lenient
+            run_setup(recipe.setup, Path(pristine), {**recipe.env}, output)
         lock = capture(recipe, Path(pristine))
         record.write_text(json.dumps({"toolchain": lock.render()}, indent=1) + "\n", encoding="utf-8")
         (work / READY).write_text("ok\n")
-    test_env = CommandEnv(recipe.test, recipe.report, str(runner_dir), recipe.ecosystem, dict(recipe.env),
+    test_env = CommandEnv(recipe.test, recipe.report, str(runner_dir), recipe.ecosystem, dict(lock.env),
                           tuple(recipe.linked), tuple(recipe.build_dirs),
                           limit_memory=recipe.ecosystem not in UNBOUNDED)
     return CommandEnvironment(test_env, lock, recipe)

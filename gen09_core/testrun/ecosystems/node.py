@@ -2,10 +2,12 @@
 
 Install: ``npm ci`` with a ``package-lock.json`` or ``npm-shrinkwrap.json``, else
 ``npm install`` (which writes the lockfile the bundle then ships). A ``yarn.lock`` or
-``pnpm-lock.yaml`` is noted, and npm resolves the dependencies itself, with
-``legacy-peer-deps`` (``PEER_LENIENT``, in every step's environment): pnpm and yarn only warn
-of a conflicting peer dependency, which npm refuses to install (unjs/defu: unbuild's optional
-peer ``typescript@^5.9`` against the project's ``typescript@^6``).
+``pnpm-lock.yaml`` is noted, and npm resolves the dependencies itself. An install npm refuses
+for a conflicting peer dependency (``ERESOLVE``) runs again with ``legacy-peer-deps``, npm's own
+advice, and the setting stays in every later step's environment, the bundle's ``npm ci`` too
+(``peers_allowed``): pnpm and yarn only warn of such a conflict (unjs/defu: unbuild's optional
+peer ``typescript@^5.9`` against the project's ``typescript@^6``), and npm projects without a
+lockfile meet it as their dependencies move on (validator.js: rollup-plugin-babel's peers).
 
 Runner, from the ``scripts.test`` command (its arguments are kept, but for options that
 would change what gen09 measures: coverage, watch mode, reporters), else from the
@@ -48,6 +50,8 @@ import re
 import shlex
 from pathlib import Path
 
+from attrs import evolve
+
 from gen09_core.errors import BadInput
 from gen09_core.testrun.ecosystems import CommandRecipe, NoRunner, script_parts, script_segment
 
@@ -72,8 +76,8 @@ BIN = 'npx --no-install'
 # defu's ``pnpm test:types``; else a binary, as ``pnpm vitest run``)
 _RUN_SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn) (?:run(?:-script)?(?: --silent| -s)? ([\w:.-]+)"
                          r"|(test)(?![\w:.-]))|\b(?:pnpm|yarn) ([\w:.-]+)")
-# pnpm and yarn warn of a peer conflict where npm refuses it (ERESOLVE); the setting must also hold
-# for the bundle's ``npm ci``, which checks the lock against it
+# npm's way past a peer conflict it refuses (ERESOLVE); it must also hold for the bundle's ``npm ci``,
+# which checks the lock against it
 PEER_LENIENT = {"npm_config_legacy_peer_deps": "true"}
 CI = "npm ci --no-audit --no-fund"  # a shipped snapshot always has the lockfile the setup used or wrote
 # the root package's scripts ``npm ci`` / ``npm install`` run
@@ -92,7 +96,7 @@ def detect(repo: Path) -> CommandRecipe | None:
         package = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadInput(f"{path}: not valid JSON: {exc}") from None
-    provenance, notes, env = [], [], {"CI": "true", "NO_COLOR": "1", "FORCE_COLOR": "0", **NO_BROWSERS}
+    provenance, notes = [], []
     lock = next((n for n in ("package-lock.json", "npm-shrinkwrap.json") if (Path(repo) / n).is_file()), None)
     if lock:
         install = CI
@@ -104,9 +108,7 @@ def detect(repo: Path) -> CommandRecipe | None:
         provenance.append(("npm install", "package.json (no lockfile)"))
         for other in ("yarn.lock", "pnpm-lock.yaml"):
             if (Path(repo) / other).is_file():
-                notes.append(f"{other} is not read: npm resolves the dependencies itself, a conflicting peer "
-                             "dependency allowed as that tool allows it (legacy-peer-deps)")
-                env.update(PEER_LENIENT)
+                notes.append(f"{other} is not read: npm resolves the dependencies itself")
     scripts = package.get("scripts") or {}
     hooked = any(scripts.get(name) for name in LIFECYCLE)
     if hooked:
@@ -135,13 +137,23 @@ def detect(repo: Path) -> CommandRecipe | None:
         setup=(install,), image="node:{node}", tools=("node", "npm"),
         image_setup=(ci,), replay=(ci,),
         lockfiles=(lock or "package-lock.json",), linked=("node_modules",), build_dirs=("node_modules",),
-        env=env, provenance=tuple(provenance),
+        env={"CI": "true", "NO_COLOR": "1", "FORCE_COLOR": "0", **NO_BROWSERS}, provenance=tuple(provenance),
         notes=tuple(notes))
     if test is None:
         raise NoRunner(f"{path}: no supported test runner (node --test, jest, vitest, mocha, ava, tape, tap) "
                        f"in scripts.test {script!r} or the dependencies; give a profile with base = \"node\" "
                        "and its test and report in the configuration", recipe)
     return recipe
+
+
+def peers_allowed(recipe: CommandRecipe, output: str) -> CommandRecipe | None:
+    """``recipe`` installing with ``legacy-peer-deps`` when its install's ``output`` is npm
+    refusing a conflicting peer dependency and it did not have the setting yet; else None."""
+    if recipe.ecosystem != "node" or PEER_LENIENT.items() <= recipe.env.items() or "ERESOLVE" not in output:
+        return None
+    return evolve(recipe, env={**recipe.env, **PEER_LENIENT}, notes=(
+        *recipe.notes, "npm refused a conflicting peer dependency (ERESOLVE): installed with "
+        "legacy-peer-deps, as npm advises, in every step"))
 
 
 def expand_script(scripts: dict, name: str, depth: int = 0) -> str:
