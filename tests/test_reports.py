@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from gen09_core.mutate.baseline import Baseline
 from gen09_core.mutate.issue import write_issue
+from gen09_core.mutate.validate import judge
 from gen09_core.testrun import outcomes, reports
 from gen09_core.testrun.jobs import TestJob, judge_record
 from gen09_core.testrun.process import Finished
@@ -209,6 +211,14 @@ def test_libtest_a_program_that_aborts_is_a_problem_its_unreported_tests_fail_wi
     assert run.outcomes.get(wanted[0]) is None and run.outcomes[wanted[1]] == "passed"
     issue = write_issue("src/identifier.rs", run.failures, [wanted[0]], list(wanted), "", tmp_path)
     assert "raises `unsafe precondition(s) violated: Layout::from_size_align_unchecked requires" in issue
+    # the whole suite (every mutant of a command ecosystem; commander's jest file that ran process.exit):
+    # the file's message goes under its own id, and a verdict's never-reported tests of it take it
+    whole = judge_record(TestJob("m", str(tmp_path), str(tmp_path)), out, Finished("ok", 101, 1.0, 1.0),
+                         runner_failures={})
+    assert whole.failures["tests/test_identifier.rs"]["message"] == message
+    verdict = judge(Baseline(wanted, (), (), {}, 0.0), whole, wanted, "full")
+    assert verdict.fail_to_pass == (wanted[0], wanted[2]) and verdict.failures[wanted[0]]["message"] == message
+    assert verdict.failures[wanted[2]]["message"] == dict(result.problems)["tests/test_version.rs"]
 
 
 def test_ava_tap_points_are_tests_and_their_yaml_the_message(tmp_path):

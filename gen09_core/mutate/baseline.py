@@ -25,7 +25,7 @@ from attrs import evolve, field, frozen
 
 from gen09_core.errors import EnvironmentFailure, Gen09Error
 from gen09_core.testrun.detect import has_test_files, unittest_named_files
-from gen09_core.testrun.jobs import IMPORT_CONTEXT, TestJob, TestRun, meta_folder
+from gen09_core.testrun.jobs import IMPORT_CONTEXT, TestJob, TestRun, failure_of, meta_folder
 from gen09_core.testrun.outcomes import PASSED as PASSING
 from gen09_core.testrun.watch import watching
 
@@ -183,8 +183,8 @@ def _first_failure(failing: tuple[str, ...], run: TestRun) -> str:
     """``"<id>: <symptom>"`` for the first of ``failing`` (its outcome when it has no symptom)."""
     if not failing:
         return ""
-    test = next((t for t in failing if t in run.failures), failing[0])
-    symptom = (run.failures.get(test) or {}).get("message") or run.outcomes.get(test, "not run")
+    test = next((t for t in failing if failure_of(run, t)), failing[0])
+    symptom = (failure_of(run, test) or {}).get("message") or run.outcomes.get(test, "not run")
     return f"{test}: {(symptom.strip().splitlines() or [symptom])[0]}"
 
 

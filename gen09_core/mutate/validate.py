@@ -31,7 +31,7 @@ import difflib
 from attrs import evolve, field, frozen
 
 from gen09_core.mutate.baseline import Baseline
-from gen09_core.testrun.jobs import INFRASTRUCTURE, TestRun
+from gen09_core.testrun.jobs import INFRASTRUCTURE, TestRun, failure_of
 from gen09_core.testrun.outcomes import PASSED as PASSING
 
 
@@ -131,7 +131,7 @@ def judge(baseline: Baseline, run: TestRun, ran: tuple[str, ...], selection: str
     else:
         failed = set(f2p)
         p2p = tuple(t for t in baseline.stable if t not in failed)
-    failures = {t: run.failures[t] for t in f2p if t in run.failures}
+    failures = {t: failure for t in f2p if (failure := failure_of(run, t))}
     if not f2p:
         return _verdict("no_fail_to_pass", run, ran, (), p2p)
     if not p2p:

@@ -206,6 +206,13 @@ def _run_pytest(env: TestEnv, job: TestJob, folder: Path, meta: Path, launch=run
     return judge_record(job, record_path, done, cov_file)
 
 
+def failure_of(run: TestRun, test_id: str) -> dict | None:
+    """What ``run`` says of the failure of ``test_id``: its own, else that of its file when the
+    file failed as a whole in a whole-suite run and ``test_id`` was never reported."""
+    return run.failures.get(test_id) or (None if test_id in run.outcomes
+                                         else run.failures.get(test_id.partition("::")[0]))
+
+
 def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path | None = None,
                  runner_failures: dict = RUNNER_FAILURES, runner: str = "pytest") -> TestRun:
     """A job's ``TestRun`` from how its process ended and the record it left; an exit code
@@ -223,6 +230,10 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
     for tid in job.tests or ():  # each of its selected tests that was never reported
         if tid not in record.tests and (message := broken.get(tid.partition("::")[0])):
             failures[tid] = {"phase": "collect", "message": message, "trace": []}
+    if job.tests is None:  # the whole suite: which tests the file holds is not known here, so the message
+        # goes under the file's own id, for ``failure_of`` (commander: a jest file that ran process.exit)
+        failures.update({file: {"phase": "collect", "message": message, "trace": []}
+                         for file, message in broken.items() if file and file not in record.tests})
     status = "ok" if record.finished and done.returncode not in runner_failures else "crash"
     detail = f"{runner} exit {done.returncode}"
     if status == "crash":
