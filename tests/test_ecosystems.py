@@ -83,6 +83,16 @@ def test_node_builds_before_each_run_when_pretest_compiles(tmp_path):
     both = package(tmp_path, {"scripts": {"test": "tsc && mocha", "pretest": "babel src -d lib"},
                               "devDependencies": dev})
     assert both.test.startswith("npm run --silent pretest >&2 && tsc >&2 && npx --no-install mocha")
+    # validator.js 13: ``pretest`` is ``npm run build && npm run lint``, ``build`` npm-run-all's ``run-p build:*``
+    # (babel and rollup): not followed, so nothing built the ../validator its tests require; the lint is no build
+    validator = package(tmp_path, {"scripts": {
+        "test": "nyc mocha --require @babel/register", "pretest": "npm run build && npm run lint",
+        "build": "run-p build:*", "build:node": "babel src -d .", "build:browser": "node build-browser && npm run min",
+        "build:x:y": "tsc", "min": "uglifyjs validator.js", "lint": "eslint src"}, "devDependencies": dev})
+    assert validator.test.startswith("npm run build >&2 && npx --no-install mocha --require @babel/register")
+    assert node.expand_script(validator_scripts := {"a": "npm-run-all -p b:** --silent c", "b:x:y": "tsc",
+                                                    "c": "run-s d", "d": "babel"}, "a") == "tsc && babel"
+    assert node.expand_script({**validator_scripts, "a": "run-p nothing:*"}, "a") == "run-p nothing:*"
 
 
 def test_node_build_steps_are_read_through_the_script_files_they_run(tmp_path):

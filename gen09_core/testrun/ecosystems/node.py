@@ -26,12 +26,13 @@ dependencies:
   and fail it below the repository's threshold.
 
 ``npm run NAME`` / ``npm test`` (or pnpm's and yarn's, as vercel/ms has, and their
-``pnpm NAME`` when NAME is a script, as unjs/defu has) inside a script is followed to the
-script it names. The
+``pnpm NAME`` when NAME is a script, as unjs/defu has, and npm-run-all's ``run-p build:*``,
+as validator.js has) inside a script is followed to the scripts it names. The
 browsers puppeteer, playwright and cypress would download at install are not downloaded
 (``NO_BROWSERS``): a suite that needs one fails its pristine run, saying so. A ``pretest``
 script that compiles or bundles (``tsc``, ``babel``, ``rollup``, …) runs before every test run,
-as ``npm test`` runs it, and so does such a step before the runner in ``scripts.test``
+as ``npm test`` runs it (only its steps that build, when others do not: a lint is no build), and
+so does such a step before the runner in ``scripts.test``
 (``tsc && mocha``): the tests import what it builds, so a mutant must be built first. A step
 that runs a script file of the repository (``./scripts/build.sh``) is read through that file.
 
@@ -72,6 +73,8 @@ DROPPED = {"--coverage", "--watch", "--watchAll", "-w", "--reporter", "-R", "--r
 TAKES_VALUE = {"--reporter", "-R", "--reporters", "--outputFile", "--test-reporter",
                "--test-reporter-destination", "--reporter-option", "--reporter-options", "-O"}
 BIN = 'npx --no-install'
+# npm-run-all's ``run-p build:*`` / ``run-s a b`` / ``npm-run-all -p a b`` (validator.js's ``build``)
+_RUN_ALL = re.compile(r"\b(?:run-[ps]|npm-run-all)((?:[ \t]+[^\s&|;]+)+)")
 # ``npm run X`` / ``npm test``, and pnpm's and yarn's ``pnpm X`` (the script X when there is one:
 # defu's ``pnpm test:types``; else a binary, as ``pnpm vitest run``)
 _RUN_SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn) (?:run(?:-script)?(?: --silent| -s)? ([\w:.-]+)"
@@ -122,8 +125,7 @@ def detect(repo: Path) -> CommandRecipe | None:
     if test is not None:
         provenance.append((f"{runner} runner", where))
         builds = _builds_before(script, runner, Path(repo))
-        if _BUILDS.search(_with_files(expand_script(scripts, "pretest"), Path(repo))):
-            builds.insert(0, "npm run --silent pretest")
+        builds[:0] = _pretest_builds(scripts, Path(repo))
     if builds:  # each one's output kept off a report on stdout
         test = " && ".join([*(f"{build} >&2" for build in builds), test])
         if hooked:  # a build may run them too (uuid 14's build runs ``npm pack``: ``prepare`` again)
@@ -156,10 +158,13 @@ def peers_allowed(recipe: CommandRecipe, output: str) -> CommandRecipe | None:
         "legacy-peer-deps, as npm advises, in every step"))
 
 
-def expand_script(scripts: dict, name: str, depth: int = 0) -> str:
-    """``scripts[name]`` with every ``npm run X`` / ``npm test`` (``pnpm``, ``yarn`` too)
-    replaced by the script it runs (up to a few levels)."""
-    text = str(scripts.get(name) or "")
+def expand_script(scripts: dict, name: str) -> str:
+    """``scripts[name]`` with every ``npm run X`` / ``npm test`` (``pnpm``, ``yarn`` too) and
+    npm-run-all's ``run-p`` / ``run-s`` replaced by the scripts they run (up to a few levels)."""
+    return _expanded(scripts, str(scripts.get(name) or ""))
+
+
+def _expanded(scripts: dict, text: str, depth: int = 0) -> str:
     if depth > 4:
         return text
 
@@ -167,9 +172,25 @@ def expand_script(scripts: dict, name: str, depth: int = 0) -> str:
         run, test, bare = match.groups()
         if bare is not None and bare not in scripts:
             return match.group(0)
-        return expand_script(scripts, run or test or bare, depth + 1) or match.group(0)
+        return _expanded(scripts, str(scripts.get(run or test or bare) or ""), depth + 1) or match.group(0)
 
-    return re.sub(_RUN_SCRIPT, follow, text)
+    def run_all(match):  # its words that are no option name scripts, ``*`` within one ``:`` part
+        patterns = [re.compile(re.escape(word).replace(r"\*\*", ".+").replace(r"\*", "[^:]+"))
+                    for word in match.group(1).split() if not word.startswith("-")]
+        names = [name for name in scripts if any(p.fullmatch(name) for p in patterns)]
+        steps = [_expanded(scripts, str(scripts[name]), depth + 1) for name in names]
+        return " && ".join(steps) or match.group(0)
+
+    return _RUN_ALL.sub(run_all, _RUN_SCRIPT.sub(follow, text))
+
+
+def _pretest_builds(scripts: dict, repo: Path) -> list[str]:
+    """The steps of ``scripts.pretest`` that compile or bundle (validator.js: ``npm run build``,
+    not its ``npm run lint``), as ``npm test`` would run them first: the whole script when every
+    step builds."""
+    steps = [part.strip() for part in script_parts(str(scripts.get("pretest") or "")) if part.strip()]
+    building = [step for step in steps if _BUILDS.search(_with_files(_expanded(scripts, step), repo))]
+    return ["npm run --silent pretest"] if building and building == steps else building
 
 
 def _with_files(script: str, repo: Path) -> str:
