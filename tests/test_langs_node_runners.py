@@ -1,9 +1,9 @@
 """jest, mocha, vitest and node-tap end to end with the real runners: ``gen09 mutate`` (detection from
 ``scripts.test``, ``npm ci`` from the fixture's committed lockfile, baseline, whole-suite
 validation) → Harbor bundles → ``gen09 verify`` with the local node (nop 0 / oracle 1), the
-F2P test files hidden. Fixtures: tests/fixtures/langs/node-{jest,mocha,vitest,tap}-calc, each with a
-``package-lock.json`` pinning jest 29.7.0, mocha 10.8.2, vitest 3.2.4 + vite 7.1.12 (vite 8 needs a
-newer node than 20), tap 16.3.10. ``npm ci`` installs from the npm registry, so these tests skip when node or
+F2P test files hidden. Fixtures: tests/fixtures/langs/node-{jest,mocha,mocha6,vitest,tap}-calc, each
+with a ``package-lock.json`` pinning jest 29.7.0, mocha 10.8.2, mocha 6.2.3, vitest 3.2.4 + vite 7.1.12
+(vite 8 needs a newer node than 20), tap 16.3.10. ``npm ci`` installs from the npm registry, so these tests skip when node or
 npm is missing or the registry does not answer ``npm ping``."""
 
 import json
@@ -19,6 +19,9 @@ ARGS = ("--n", "6", "--seed", "1", "--workers", "2")
 RUNNERS = {  # runner: (report format, what the test command must and must not hold)
     "jest": ("jest-json", "npx --no-install jest --ci --json", "--coverage"),
     "mocha": ("mocha-json", "npx --no-install mocha 'test/**/*.spec.js' --reporter json", "--reporter spec"),
+    # mocha 6's json reporter names no test's file and has no output option: gen09's reporter instead
+    "mocha6": ("mocha-json", "npx --no-install mocha 'test/**/*.spec.js' --reporter \"$GEN09_RUNNER/gen09_mocha_json.cjs\"",
+               "--reporter spec"),
     "vitest": ("jest-json", "npx --no-install vitest run --reporter=json", None),
     "tap": ("tap", "npx --no-install tap -R tap --no-coverage", None),  # node-tap 16, its TAP on stdout
 }

@@ -294,3 +294,12 @@ def test_command_line(tmp_path):
     assert outcomes.read(out).exitstatus == 101
     bad = subprocess.run([sys.executable, reports.__file__, "nope", "x", str(out)], capture_output=True, text=True)
     assert bad.returncode == 2 and "usage" in bad.stderr
+
+
+def test_a_missing_report_is_the_runners_problem_not_pytests(tmp_path):
+    """validator.js (mocha 6, whose json reporter ignored the output option): the run left no
+    report, and the baseline said "pytest internal error: no mocha-json report at ..."."""
+    out = tmp_path / "outcomes.jsonl"
+    assert reports.convert("mocha-json", str(tmp_path / "report"), str(out)) is None
+    record = outcomes.read(out)
+    assert not record.finished and record.first_problem() == f"no mocha-json report at {tmp_path / 'report'}"

@@ -65,6 +65,7 @@ class Record:
     longest: float = 0.0  # seconds of the longest recorded phase
     files: dict = field(default_factory=dict)  # test id -> its file, where the runner's report names one
     marked_flaky: tuple = ()  # the tests the repository marks ``flaky`` (its rerun plugin is not loaded)
+    internal_by: str = "pytest"  # what raised ``internal_error``: pytest, or another runner's missing report
 
 
     def outcome(self, test_id: str) -> str:
@@ -85,7 +86,8 @@ class Record:
         if self.internal_error:  # with the module-level line that raised it, when one did
             frames = re.findall(r'File "([^"]+)", line (\d+), in <module>', self.internal_error)
             at = f" (at {frames[-1][0]}:{frames[-1][1]})" if frames else ""
-            return "pytest internal error: " + last_line(self.internal_error) + at
+            said = last_line(self.internal_error) + at
+            return f"pytest internal error: {said}" if self.internal_by == "pytest" else said
         for test_id, message in self.collect_errors:
             return f"{test_id or '(session)'}: {last_line(message)}"
         return ""
@@ -141,7 +143,8 @@ def read(path) -> Record:
     running: dict = {}  # test id -> the phases of its run so far (until its teardown)
     files: dict = {}
     marked: dict = {}
-    collect_errors, finished, exitstatus, stopped, internal = [], False, None, False, ""
+    collect_errors, finished, exitstatus, stopped = [], False, None, False
+    internal, internal_by = "", "pytest"
     duration = longest = 0.0
     with handle:
         for line in handle:
@@ -171,13 +174,13 @@ def read(path) -> Record:
             elif kind == "stopped_early":
                 stopped = True
             elif kind == "internal_error":
-                internal = item.get("message", "")
+                internal, internal_by = item.get("message", ""), item.get("by", "pytest")
     for test_id, phases in running.items():  # no teardown: a killed run's last test
         tests[test_id] = _decide(phases)
     tests = {test_id: result for test_id, result in tests.items() if result and result.outcome != MISSING}
     return Record(tests, tuple(collect_errors), finished, exitstatus, stopped, internal, round(duration, 6),
                   round(longest, 6), {test_id: files[test_id] for test_id in tests if test_id in files},
-                  tuple(marked))
+                  tuple(marked), internal_by)
 
 
 def grade(record: Record, expected) -> tuple[int, list]:

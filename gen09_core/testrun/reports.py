@@ -310,7 +310,7 @@ def parse_jest_json(text: str, root: str = "") -> Parsed:
 
 
 def parse_mocha_json(text: str, root: str = "") -> Parsed:
-    """mocha's ``json`` reporter."""
+    """mocha's ``json`` reporter, or gen09's for mocha before 9 (``gen09_mocha_json.cjs``)."""
     data = _json(text)
     if data is None:
         return Parsed((), (("mocha-json", "unreadable JSON report"),))
@@ -595,7 +595,7 @@ def convert(fmt: str, pattern: str, out_path: str, root: str = "", exitstatus=No
     paths = report_files(pattern, root)
     with open(out_path, "w", encoding="utf-8") as out:
         if not paths:
-            out.write(json.dumps({"kind": "internal_error",
+            out.write(json.dumps({"kind": "internal_error", "by": fmt,
                                   "message": f"no {fmt} report at {pattern}"}) + "\n")
             return None
         if fmt == "trs":  # the ids are the files' paths

@@ -17,7 +17,9 @@ dependencies:
   junit reporter names no file), format ``junit``;
 - ``jest`` → ``--ci --json --outputFile``, format ``jest-json``;
 - ``vitest`` → ``vitest run --reporter=json --outputFile``, format ``jest-json``;
-- ``mocha`` → ``--reporter json --reporter-option output=...``, format ``mocha-json``;
+- ``mocha`` → ``--reporter json --reporter-option output=...`` (before mocha 9, by the major
+  version ``devDependencies`` asks for, gen09's ``gen09_mocha_json.cjs``: mocha's own json
+  reporter then names no test's file and writes only to stdout), format ``mocha-json``;
 - ``tape`` → its TAP on stdout, format ``tap`` (a wrapper such as ``nyc`` is dropped);
 - ``ava`` → ``--tap``: its TAP on stdout, format ``tap``, a test's YAML its message;
 - ``tap`` (node-tap, npm's own packages use it) → ``-R tap --no-coverage`` (tap 18 and later:
@@ -285,9 +287,16 @@ def _command(name: str, words: list[str], wanted: str = "") -> str:
     if name == "ava":
         return " ".join([BIN, "ava", "--tap", *(a for a in args if _unquoted(a) != "--tap")])
     if name == "tap":
-        major = re.search(r"\d+", wanted)
-        new = major is not None and int(major.group()) >= 18
+        new = re.search(r"\d+", wanted) is not None and _major(wanted) >= 18
         options = ["--reporter=tap", "--disable-coverage"] if new else ["-R", "tap", "--no-coverage"]
         return " ".join([BIN, "tap", *options, *args])
+    if _major(wanted) < 9:  # its json reporter names no file and writes only to stdout: gen09's does neither
+        return " ".join([BIN, "mocha", *args, "--reporter", '"$GEN09_RUNNER/gen09_mocha_json.cjs"'])
     return " ".join([BIN, "mocha", *args, "--reporter", "json", "--reporter-option",
                      'output="$GEN09_REPORT"'])
+
+
+def _major(wanted: str) -> int:
+    """The major version a range such as ``^6.2.3`` asks for (a large number when it names none)."""
+    found = re.search(r"\d+", wanted)
+    return int(found.group()) if found else 1_000
