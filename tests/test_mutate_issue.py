@@ -1,5 +1,6 @@
 """mutate.issue: the symptom-based issue writer."""
 
+import re
 from pathlib import Path
 
 from gen09_core.entities import module_name
@@ -217,7 +218,9 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         text = write_issue("src/load.c", failures, list(failures), [], "", tmp_path)
         assert f"1. Calling into `src/load.c` raises `{raised}`.\n" in text, text
     for message, observed in luxon.items():
-        failures = {"lib.rs::basic_tests": {"message": message, "trace": []}}
+        # a Rust panic in the test's own file: a unit test's check (else the library's own, below)
+        at = re.search(r"panicked at (?:'.*', )?([\w./]+?):\d+", message, re.S)
+        failures = {f"{at.group(1) if at else 'lib.rs'}::basic_tests": {"message": message, "trace": []}}
         text = write_issue("src/datetime.js", failures, list(failures), [], "", tmp_path)
         assert f"1. Observed: {observed}\n" in text, text
 
@@ -272,3 +275,15 @@ def test_a_diff_with_one_side_or_a_block_reads_as_what_a_result_holds(tmp_path):
     for message, said in messages.items():
         failures = {"parse-url › handles strings": {"message": message, "trace": []}}
         assert f"Observed: {said}" in write_issue("base.js", failures, list(failures), [], "", tmp_path), said
+
+
+def test_a_rust_librarys_own_assert_is_a_panic_not_a_result(tmp_path):
+    """A library's own assert_eq! (src/) that a test of another file hit read as "a result is X
+    where Y is expected", although the call panicked and the test compared nothing."""
+    message = ("thread 'it_parses' (51) panicked at src/parse.rs:88:5:\nassertion `left == right` failed\n"
+               "  left: 3\n right: 4\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace")
+    said = {test: write_issue("src/parse.rs", {test: {"message": message, "trace": []}}, [test], [], "", tmp_path)
+            for test in ("tests/integ.rs::it_parses", "src/lib.rs::tests::it_parses", "src/parse.rs::tests::it")}
+    for test in ("tests/integ.rs::it_parses", "src/lib.rs::tests::it_parses"):
+        assert "raises `assertion `left == right` failed (left: 3, right: 4)`" in said[test], said[test]
+    assert "Observed: a result is `3` where `4` is expected." in said["src/parse.rs::tests::it"]

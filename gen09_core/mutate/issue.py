@@ -48,6 +48,7 @@ _TIMED_OUT = re.compile(r"^(?:Error: )?(?:STACK_TRACE_ERROR$|Test timed out in "
 _RUST_PANIC = re.compile(r"thread '[^']*' (?:\(\d+\) )?panicked at "
                          r"(?:'(?P<old>.*)', (?P<old_at>\S+):\d+:\d+$|(?P<at>\S+):\d+:\d+:\n)", re.S)
 _RUST_EQ = re.compile(r"^\s*left: `?(.+?)`?,?\n\s*right: `?(.+?)`?$", re.M)
+_RUST_ASSERTS = ("assertion `left", "assertion failed: `(left")  # assert_eq! / assert_ne!, new and old
 _RUST_TESTS = re.compile(r"^(?:.*/)?(?:tests|benches)/")  # a panic there is the test's own check failing
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # kept out of the text: a mutant may print raw memory
 # C's assert() as glibc prints it: ``prog: /path/src/load.c:223: stream_unget: Assertion `x' failed.``
@@ -304,20 +305,25 @@ def _ava(message: str) -> tuple[str | None, str | None] | None:
     return _check(f"{key}: {value}" if value else key), None
 
 
-def _symptom(message: str) -> tuple[str | None, str | None]:
-    """(short observation, exception line) from a crash message."""
+def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]:
+    """(short observation, exception line) from a crash message of a test of ``test_file``."""
     message = _inner_exception(message) or message
     if message.startswith("Test executable failed") and "\nthread '" in message:  # a doctest's panic
         message = message[message.index("\nthread '") + 1:]
-    in_test = False
+    in_test = in_library = False
     if message.startswith("thread '"):  # a Rust panic: its own message, without the header and notes
         kept = "\n".join(ln for ln in message.strip().splitlines() if not ln.startswith("note: "))
         if match := _RUST_PANIC.match(kept):
             message = kept[match.end():] if match.group("old") is None else match.group("old")
-            in_test = bool(_RUST_TESTS.match(match.group("at") or match.group("old_at")))
+            at = match.group("at") or match.group("old_at")
+            in_test = bool(_RUST_TESTS.match(at))
+            in_library = not in_test and bool(test_file) and at != test_file  # not the test's own file
     lines = [ln for ln in message.splitlines() if ln.strip()]
     if not lines:
         return None, None
+    if in_library and lines[0].startswith(_RUST_ASSERTS) and (match := _RUST_EQ.search(message)):
+        # the library's own assert_eq! / assert_ne!: the call panicked, no result was compared
+        return None, f"{lines[0].strip()} (left: {match.group(1)}, right: {match.group(2)})"
     if _TIMED_OUT.match(lines[0].strip()):
         return "a call does not finish: the check runs out of time.", None
     if (read := _ava(message)) is not None:
@@ -371,7 +377,7 @@ def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path)
         if not failure:
             continue
         repro = _repro_line(nodeid, failure, repo)
-        observation, exception = _symptom(failure.get("message", ""))
+        observation, exception = _symptom(failure.get("message", ""), nodeid.partition("::")[0])
         key = tuple(_clean(_printable(text), forbidden) if text else None
                     for text in (repro, observation, exception))
         if key in seen or not any(key):
