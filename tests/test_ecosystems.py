@@ -15,7 +15,9 @@ from gen09_core.mutate.pipeline import mutate_registry, prepare
 from gen09_core.mutate.profiles import Profile
 from gen09_core.testrun import ecosystems
 from gen09_core.testrun.ecosystems import cmake, node
+from gen09_core.testrun.ecosystems.toolchain import capture
 from tests.helpers import ROOT, run_gen09
+from tests.test_langs_e2e import need
 
 LANGS = ROOT / "tests" / "fixtures" / "langs"
 
@@ -375,3 +377,34 @@ def test_a_run_that_died_before_reporting_names_its_error(tmp_path, script, said
     env = CommandEnv("bash run.sh", "tap:-", str(install_runner(tmp_path / "runner")), "node")
     run = run_command_job(env, TestJob("j", str(tmp_path / "repo"), str(tmp_path / "scratch")))
     assert run.outcomes == {} and run.problem == f"(session): {said}"
+
+
+def test_verify_installs_in_each_trial_when_the_install_builds_the_package(tmp_path, monkeypatch):
+    """koa 3.2.0: ``npm ci`` runs its ``prepare`` (``npm run build``: dist/koa.mjs, which its ESM test
+    imports). ``gen09 verify`` installed once per lock and linked only node_modules into each trial, so
+    no trial had dist/, and every oracle failed. Such a package now installs in full in each trial,
+    from the trial's own code; one without its own install scripts still shares the install."""
+    from gen09_core.mutate.verify_command import bundle_toolchain
+
+    need("node", "npm")
+    monkeypatch.setenv("GEN09_CACHE_DIR", str(tmp_path / "cache"))
+    for name, scripts in (("builds", {"prepare": "node -e \"require('fs').writeFileSync('built.txt', 'x')\""}),
+                          ("plain", {})):
+        bundle = tmp_path / name
+        repo = bundle / "environment" / "repo"
+        repo.mkdir(parents=True)
+        (repo / "package.json").write_text(json.dumps({"name": name, "version": "1.0.0",
+                                                         "scripts": {"test": "node --test", **scripts}}))
+        (repo / "package-lock.json").write_text(json.dumps({"name": name, "version": "1.0.0", "lockfileVersion": 3,
+                                                           "requires": True, "packages": {"": {"name": name}}}))
+        recipe = node.detect(repo)
+        if not scripts:  # a dependency-free npm ci may leave no node_modules to link
+            recipe = evolve(recipe, replay=(f"{recipe.replay[0]} && mkdir -p node_modules",))
+        lock = capture(recipe, repo)
+        (bundle / "environment" / "gen09.toolchain.json").write_text(lock.render())
+        _, _, setup = bundle_toolchain(bundle)
+        app = tmp_path / f"{name}-app"
+        shutil.copytree(repo, app)
+        setup(app)
+        assert (app / "built.txt").is_file() == bool(scripts)
+        assert (app / "node_modules").is_symlink() != bool(scripts)  # the shared install, linked

@@ -7,7 +7,10 @@ missing); a different version is run anyway and said in the result. Each trial (
 oracle after ``solution/solve.sh``) runs the recipe's setup in its own copy of the snapshot
 (the lock's ``replay`` steps, as the image build does: ``npm ci``, ``cargo fetch``), then
 ``tests/test.sh``. An install into folders the jobs link (``node_modules``) is made once per
-lock and lockfiles and linked into each trial's copy.
+lock and lockfiles and linked into each trial's copy, unless the install also runs the
+package's own scripts (npm's ``prepare`` and the like), which build files of the trial's own
+copy from its own code (koa: ``dist/koa.mjs``, which its tests import): then each trial
+installs in full.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gen09_core.errors import BadInput, EnvironmentFailure
+from gen09_core.testrun.ecosystems import node
 from gen09_core.testrun.ecosystems.toolchain import LOCK_NAME, ToolchainLock, missing_tools, tool_version
 
 
@@ -52,8 +56,10 @@ def bundle_toolchain(bundle: Path, timeout_sec: float = 900.0):
     toolchain = local_toolchain(lock)
     snapshot = Path(bundle) / "environment" / "repo"
 
+    builds_itself = lock.ecosystem == "node" and node.runs_root_scripts(snapshot)
+
     def setup(app: Path) -> None:
-        if lock.linked and lock.replay:
+        if lock.linked and lock.replay and not builds_itself:
             cached_install(lock, snapshot, app, timeout_sec)
         else:
             run_setup(lock.replay, app, dict(lock.env), app.parent / "setup-output.txt", timeout_sec)

@@ -150,6 +150,14 @@ def detect(repo: Path) -> CommandRecipe | None:
     return recipe
 
 
+def runs_root_scripts(repo: Path) -> bool:
+    """Whether installing ``repo`` runs scripts of its own ``package.json`` (``LIFECYCLE``)."""
+    with contextlib.suppress(OSError, ValueError):
+        scripts = json.loads((Path(repo) / "package.json").read_text(encoding="utf-8")).get("scripts") or {}
+        return any(scripts.get(name) for name in LIFECYCLE)
+    return False
+
+
 def peers_allowed(recipe: CommandRecipe, output: str) -> CommandRecipe | None:
     """``recipe`` installing with ``legacy-peer-deps`` when its install's ``output`` is npm
     refusing a conflicting peer dependency and it did not have the setting yet; else None."""
