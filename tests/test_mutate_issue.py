@@ -287,3 +287,8 @@ def test_a_rust_librarys_own_assert_is_a_panic_not_a_result(tmp_path):
     for test in ("tests/integ.rs::it_parses", "src/lib.rs::tests::it_parses"):
         assert "raises `assertion `left == right` failed (left: 3, right: 4)`" in said[test], said[test]
     assert "Observed: a result is `3` where `4` is expected." in said["src/parse.rs::tests::it"]
+    doctest = "doctest::src/parse.rs - parse (line 5)"  # a doctest's own assert_eq!: its check
+    text = write_issue("src/parse.rs", {doctest: {"message": "Test executable failed (exit status: 101).\n\n"
+                                                             f"stderr:\n\n{message}", "trace": []}},
+                       [doctest], [], "", tmp_path)
+    assert "Observed: a result is `3` where `4` is expected." in text, text

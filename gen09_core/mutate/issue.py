@@ -317,7 +317,8 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
             message = kept[match.end():] if match.group("old") is None else match.group("old")
             at = match.group("at") or match.group("old_at")
             in_test = bool(_RUST_TESTS.match(at))
-            in_library = not in_test and bool(test_file) and at != test_file  # not the test's own file
+            # not the test's own file (a doctest's own check names its source file: never the library's)
+            in_library = not in_test and test_file not in ("", "doctest") and at != test_file
     lines = [ln for ln in message.splitlines() if ln.strip()]
     if not lines:
         return None, None
