@@ -303,3 +303,22 @@ def test_a_missing_report_is_the_runners_problem_not_pytests(tmp_path):
     assert reports.convert("mocha-json", str(tmp_path / "report"), str(out)) is None
     record = outcomes.read(out)
     assert not record.finished and record.first_problem() == f"no mocha-json report at {tmp_path / 'report'}"
+
+
+def test_a_plain_error_thrown_by_test_code_is_the_tests_check(tmp_path):
+    """validator.js 13 (mocha 6, through gen09's reporter, captured): its test helper throws a plain
+    ``Error`` ("validator.isIn(…) failed but should have passed"), and the issue said the code raised
+    it. The stack of a plain Error is the message; thrown by test code it reads as the test's own check,
+    thrown by the library as what the call raises."""
+    result = parsed("mocha-json", "mocha6-gen09.json", "/tmp/wt15-s/js")
+    assert by_id(result) == {"test/parse.test.js::parse counts": "failed",
+                             "test/parse.test.js::parse refuses nothing": "failed",
+                             "test/parse.test.js::parse passes": "passed"}
+    said = {c.test_id: write_issue("lib/parse.js", {c.test_id: {"message": c.message}}, [c.test_id], [], "",
+                                   tmp_path) for c in result.cases if c.outcome == "failed"}
+    assert ("Observed: the check reports `parse(\"ab\") gave 3 but should have given 2`."
+            in said["test/parse.test.js::parse counts"])
+    assert "raises `Error: bad input`." in said["test/parse.test.js::parse refuses nothing"]
+    absolute = "Error: boom\n    at helper (/home/u/tests/run/work/jobs/m1/lib/a.js:3:9)"  # a folder above
+    assert "raises `Error: boom`." in write_issue("lib/a.js", {"t::x": {"message": absolute}}, ["t::x"], [], "",
+                                                  tmp_path)

@@ -34,6 +34,12 @@ _TAP_CHECK = re.compile(r"^(?:compare|found|wanted|pattern|at|diff):", re.M)
 _NODE_OK = re.compile(r"^(?:AssertionError(?: \[ERR_ASSERTION\])?: )?"
                       r"The expression evaluated to a falsy value:\n\n"
                       r"(?:\s*[\w.]+\((?P<inner>.*)\)|(?P<whole>.*?))\s*$", re.S)
+# a plain JS ``Error`` and its first frame, a path relative to the run's folder (mocha's; an absolute one
+# may hold a "test" folder above it): validator.js's test helper throws ``Error: validator.isIn(…) failed
+# but should have passed``, which, thrown by test code, is the test's own check, not the code's crash
+_JS_THROWN = re.compile(r"^Error: (?P<said>.+?)\n\s+at (?:.*? \()?(?P<path>[^\s()/][^\s()]*?):\d+:\d+\)?$",
+                        re.M | re.S)
+_TEST_CODE = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|[._-](?:test|spec)\.[cm]?[jt]sx?$")
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
 _TAP_YAML = re.compile(r"^found: (.+)\nwanted: (.+)$", re.M)  # node-tap's and tape's YAML
 _JEST_ONE = re.compile(r"^(?:Error: )?expect\(received\)\.(\w+)\(\)\n\nReceived: (.+)$", re.M)
@@ -340,6 +346,8 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
         return _check(first.removeprefix("Error: ")), None
     if re.match(r"(?:AssertionError: )?expected .+ to ", first):  # another of chai's checks
         return _check(first.removeprefix("AssertionError: ")), None
+    if (thrown := _JS_THROWN.match(message.strip())) and _TEST_CODE.search(thrown.group("path")):
+        return _check(" ".join(thrown.group("said").split())), None
     failed_check = first.startswith("AssertionError")
     if failed_check:
         first = first[len("AssertionError"):].lstrip(":").strip()

@@ -324,7 +324,9 @@ def parse_mocha_json(text: str, root: str = "") -> Parsed:
         seconds = (test.get("duration") or 0) / 1000.0
         if key in failed or (test.get("err") or {}).get("message"):
             err = (failed.get(key) or test).get("err") or {}
-            outcome, message = FAILED, _short(err.get("message") or err.get("stack"))
+            stack = str(err.get("stack") or "")  # a plain Error's says where it was thrown (see issue.py)
+            message = stack if stack.startswith("Error: ") else err.get("message") or stack
+            outcome, message = FAILED, _short(message)
         else:
             outcome, message = (SKIPPED if key in pending else PASSED), ""
         cases.append(Case(f"{file}::{test.get('fullTitle', '')}", outcome, seconds, message, file))
