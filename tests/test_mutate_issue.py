@@ -190,6 +190,18 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
             "`ready` is falsy where a truthy value is expected.",
         "The expression evaluated to a falsy value:\n\n  value": "`value` is falsy where a truthy value is expected.",
     })
+    # commander 15.0.0 (node --test + node's assert): assert.match and assert.throws said "raises …"
+    luxon.update({
+        "The input did not match the regular expression /Commands:\\n +bare\\n/. Input:\n\n"
+        "'Usage:  [options] [command]\\n' +\n  '\\n' +\n  '[object Object]\\n'":
+            "a result `'Usage:  [options] [command]\\n' + …` does not match `/Commands:\\n +bare\\n/`, "
+            "which it is expected to.",
+        "The input was expected to not match the regular expression /^a/. Input:\n\n'abc'\n":
+            "a result `'abc'` matches `/^a/`, which it is expected not to.",
+        "Missing expected exception.": "no error is raised where one is expected.",
+        "Missing expected exception (TypeError).": "no error is raised where `TypeError` is expected.",
+        "Missing expected rejection: should refuse": "no error is raised where one is expected.",
+    })
     # semver 1.0.14 (cargo, Debian's sources): a panic!() of a test file's own helper is its check; an
     # assert_ne! shows both values; a mutant that reads freed memory printed raw bytes into the issue
     luxon.update({

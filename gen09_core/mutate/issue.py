@@ -40,6 +40,11 @@ _NODE_OK = re.compile(r"^(?:AssertionError(?: \[ERR_ASSERTION\])?: )?"
 _JS_THROWN = re.compile(r"^Error: (?P<said>.+?)\n\s+at (?:.*? \()?(?P<path>[^\s()/][^\s()]*?):\d+:\d+\)?$",
                         re.M | re.S)
 _TEST_CODE = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|[._-](?:test|spec)\.[cm]?[jt]sx?$")
+# node's assert.match / doesNotMatch (the regular expression, then the input as node printed it) and
+# assert.throws / rejects finding nothing (commander 15: both read as an error the code raised)
+_NODE_MATCH = re.compile(r"^The input (did not match|was expected to not match) the regular expression "
+                         r"(/.*/\w*)\. Input:\n\n(.+)$", re.S)
+_NODE_MISSING = re.compile(r"^Missing expected (?:exception|rejection)(?: \((\w+)\))?\W")
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
 _TAP_YAML = re.compile(r"^found: (.+)\nwanted: (.+)$", re.M)  # node-tap's and tape's YAML
 _JEST_ONE = re.compile(r"^(?:Error: )?expect\(received\)\.(\w+)\(\)\n\nReceived: (.+)$", re.M)
@@ -247,6 +252,15 @@ def _compared(message: str, lines: list[str]) -> str | None:
         return f"`{match.group(1)}` and `{match.group(2)}` compare equal where they are expected to differ."
     if lines[0].startswith("Expected values to be") and (match := _NODE_EQ.match(lines[-1].strip())):
         return _result(match.group(1), match.group(2))
+    if match := _NODE_MATCH.match(message.strip()):
+        unmatched, pattern, given = match.groups()
+        lines_given = [ln.strip() for ln in given.strip().splitlines()]
+        shown = cut_at_token(lines_given[0] + (" …" if len(lines_given) > 1 else ""), 300)
+        if unmatched.startswith("did"):
+            return f"a result `{shown}` does not match `{pattern}`, which it is expected to."
+        return f"a result `{shown}` matches `{pattern}`, which it is expected not to."
+    if match := _NODE_MISSING.match(message.strip() + " "):
+        return f"no error is raised where {f'`{match.group(1)}`' if match.group(1) else 'one'} is expected."
     if match := _NODE_OK.match(message.strip()):
         expression = " ".join(ln.strip() for ln in (match.group("inner") or match.group("whole")).splitlines()
                               if ln.strip()).rstrip(",")
