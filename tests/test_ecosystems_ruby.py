@@ -1,8 +1,10 @@
 """Ruby detection (RSpec, minitest, bundler or the installed gems), gen09's minitest runner
 with the real ruby, and minitest end to end: mutate → bundles → ``gen09 verify``."""
 
+import fnmatch
 import json
 import shutil
+import tomllib
 
 import pytest
 
@@ -150,8 +152,13 @@ def test_runner_ids_repeat_across_runs(tmp_path):
 
 
 def test_runner_ships_with_the_package():
-    text = (ROOT / "pyproject.toml").read_text()
-    assert '"gen09_core.testrun.ecosystems" = ["*.mjs", "*.rb"]' in text and RUNNER.is_file()
+    """Every runner file of the ecosystems package (the minitest runner, node's and old mocha's
+    reporters) is package data, so an installed gen09 has it."""
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    patterns = data["tool"]["setuptools"]["package-data"]["gen09_core.testrun.ecosystems"]
+    shipped = [path for path in RUNNER_FILES.values() if path.parent == RUNNER.parent]
+    assert len(shipped) == 3 and all(path.is_file() for path in shipped)
+    assert all(any(fnmatch.fnmatch(path.name, pattern) for pattern in patterns) for path in shipped)
 
 
 @pytest.fixture(scope="module")
