@@ -115,7 +115,7 @@ def detect(repo: Path) -> CommandRecipe | None:
             if (Path(repo) / other).is_file():
                 notes.append(f"{other} is not read: npm resolves the dependencies itself")
     scripts = package.get("scripts") or {}
-    hooked = any(scripts.get(name) for name in LIFECYCLE)
+    hooked = _installs_run(scripts)
     if hooked:
         install, ci = IN_GIT.format(install), IN_GIT.format(CI)
     else:
@@ -153,9 +153,13 @@ def detect(repo: Path) -> CommandRecipe | None:
 def runs_root_scripts(repo: Path) -> bool:
     """Whether installing ``repo`` runs scripts of its own ``package.json`` (``LIFECYCLE``)."""
     with contextlib.suppress(OSError, ValueError):
-        scripts = json.loads((Path(repo) / "package.json").read_text(encoding="utf-8")).get("scripts") or {}
-        return any(scripts.get(name) for name in LIFECYCLE)
+        package = json.loads((Path(repo) / "package.json").read_text(encoding="utf-8"))
+        return _installs_run(package.get("scripts") or {})
     return False
+
+
+def _installs_run(scripts: dict) -> bool:
+    return any(scripts.get(name) for name in LIFECYCLE)
 
 
 def peers_allowed(recipe: CommandRecipe, output: str) -> CommandRecipe | None:
