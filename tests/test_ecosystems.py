@@ -39,6 +39,15 @@ def package(tmp_path, data, lock=False):
     ("eslint . && mocha --reporter spec 'test/**/*.js'", {"mocha": "^10"}, "mocha-json",
      "npx --no-install mocha 'test/**/*.js' --reporter json --reporter-option output=\"$GEN09_REPORT\""),
     ("", {"jest": "^29"}, "jest-json", 'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT"'),
+    # jest before 20 has no --ci (facebook/prop-types 15.8.1, jest ^19: "Unrecognized option \"ci\"")
+    ("npm run tests-only", {"jest": "^19.0.2"}, "jest-json", 'npx --no-install jest --json --outputFile="$GEN09_REPORT"'),
+    # the step that runs the whole suite, not the first that names a file; an option's quoted JSON value
+    # with escaped quotes is one word (iamkun/dayjs 1.11: only test/timezone.test ran, and the words of
+    # the JSON were left behind as arguments)
+    ("cross-env TZ=Europe/Paris jest test/timezone.test --coverage=false && "
+     'jest --coverage --coverageThreshold="{ \\"global\\": { \\"lines\\": 100} }" --maxWorkers 2',
+     {"jest": "^22.4.3"}, "jest-json", 'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT" '
+                                       '--maxWorkers 2'),
     # node-tap (npm/node-semver 7.8.5 was refused: "no supported test runner"); its options by major version
     ("tap", {"tap": "^16.0.0"}, "tap", "npx --no-install tap -R tap --no-coverage"),
     ("c8 tap test/*.js", {"tap": "^18.7.0"}, "tap", "npx --no-install tap --reporter=tap --disable-coverage "
@@ -63,7 +72,8 @@ def package(tmp_path, data, lock=False):
 ])
 def test_node_runner_from_scripts_or_dependencies(tmp_path, script, dev, fmt, expected):
     recipe = package(tmp_path, {"scripts": {"test": script, "test:nodejs": "jest --env node",
-                                            "test:edge": "jest --env edge --no-coverage"}, "devDependencies": dev})
+                                            "test:edge": "jest --env edge --no-coverage",
+                                            "tests-only": "jest"}, "devDependencies": dev})
     assert recipe.test == expected and recipe.report_format == fmt
     assert recipe.setup == ("npm install --no-audit --no-fund --package-lock=true",)  # no lockfile: it writes one
     assert recipe.image_setup == ("npm ci --no-audit --no-fund",)  # the shipped snapshot has one

@@ -147,6 +147,24 @@ def test_jest_json_ids_and_suite_that_failed_to_run():
     assert "Cannot find module" in result.problems[0][1]
 
 
+def test_jest_19_json_without_describe_titles_or_colour(tmp_path):
+    """facebook/prop-types 15.8.1 runs jest 19 (captured from a real run): its report names no
+    describe block, so a title used twice is numbered; its messages carry colour codes even
+    under NO_COLOR and FORCE_COLOR=0, which the record leaves out, and its comparison spans
+    two lines a side (an issue said "raises `Error: \x1b[2mexpect(…`")."""
+    out = tmp_path / "outcomes.jsonl"
+    reports.convert("jest-json", str(FIXTURES / "jest19.json"), str(out), root="/tmp/wt15-s/js", exitstatus=1)
+    record = outcomes.read(out)
+    assert record.outcomes() == {"__tests__/zzcalc-test.js::sums": "failed",
+                                 "__tests__/zzcalc-test.js::sums [2]": "passed",
+                                 "__tests__/zzcalc-test.js::is skipped": "passed"}
+    failure = record.tests["__tests__/zzcalc-test.js::sums"]
+    assert "\x1b" not in failure.message and failure.message.startswith("Error: expect(received).toBe(expected)")
+    failures = {"__tests__/zzcalc-test.js::sums": {"message": failure.message}}
+    issue = write_issue("calc.js", failures, list(failures), [], "", tmp_path)
+    assert "a result is `-1` where `3` is expected" in issue
+
+
 def test_vitest_json_reads_as_jest():
     assert by_id(parsed("jest-json", "vitest.json", "/tmp/wt15-s/js")) == {
         "vt/calc.test.js::calc > adds": "passed", "vt/calc.test.js::calc > adds wrong": "failed",

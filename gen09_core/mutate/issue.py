@@ -21,7 +21,8 @@ _WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
 # other runners' comparisons, each giving (actual, expected): node's assert (``A !== B``, or its
 # ``+ actual - expected`` diff), jest and vitest (``Expected: A`` / ``Received: B``, a ``- Expected``
-# / ``+ Received`` diff, ``Expected substring:`` / ``Received message:`` and the like), chai and
+# / ``+ Received`` diff, ``Expected substring:`` / ``Received message:`` and the like; before jest 23
+# ``Expected value to be …:`` / ``Received:``, each over two lines), chai and
 # vitest's expect (``expected A to equal B``, ``expected A to be B // Object.is equality``)
 _NODE_EQ = re.compile(r"^(.+?) !==? (.+)$")
 _DIFF_HEAD = re.compile(r"^(?:(?:- Expected\b.*\n\+ Received\b.*"
@@ -46,6 +47,9 @@ _NODE_MATCH = re.compile(r"^The input (did not match|was expected to not match) 
                          r"(/.*/\w*)\. Input:\n\n(.+)$", re.S)
 _NODE_MISSING = re.compile(r"^Missing expected (?:exception|rejection)(?: \((\w+)\))?\W")
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
+# jest before 23 (facebook/prop-types 15.8.1 runs jest 19): ``Expected value to be (using ===):``
+# or ``Expected value to equal:``, each value indented on the line after its heading
+_JEST_OLD_EQ = re.compile(r"^Expected value to (?:be|equal)\b[^\n]*:\n\s+(.+)\nReceived:\n\s+(.+)$", re.M)
 _TAP_YAML = re.compile(r"^found: (.+)\nwanted: (.+)$", re.M)  # node-tap's and tape's YAML
 _JEST_ONE = re.compile(r"^(?:Error: )?expect\(received\)\.(\w+)\(\)\n\nReceived: (.+)$", re.M)
 _JEST_WANTED = {"toBeTruthy": "a truthy value", "toBeFalsy": "a falsy value", "toBeNull": "`null`",
@@ -237,6 +241,8 @@ def _compared(message: str, lines: list[str]) -> str | None:
         if noun and "toThrow" in lines[0]:
             noun = f"error {noun}"
         return _result(match.group(4), match.group(2), f"the {noun}" if noun else "a result")
+    if match := _JEST_OLD_EQ.search(message):
+        return _result(match.group(2), match.group(1))
     if match := _TAP_YAML.search(message):
         return _result(match.group(1), match.group(2))
     if match := _JEST_ONE.search(message):

@@ -110,6 +110,15 @@ def _short(text, limit: int = 2000) -> str:
     return str(text or "").strip()[:limit]
 
 
+# a terminal's colour and cursor codes: jest 19 colours its messages even under NO_COLOR and
+# FORCE_COLOR=0 (facebook/prop-types 15.8.1: an issue quoted ``\x1b[2mexpect(``)
+_ESCAPES = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def _plain(text: str) -> str:
+    return _ESCAPES.sub("", text)
+
+
 # -- JUnit XML ---------------------------------------------------------------------------
 
 
@@ -572,15 +581,15 @@ def records(parsed: Parsed, exitstatus) -> list:
             base["file"] = case.file
         if case.outcome == ERROR:
             lines.append({**base, "when": "setup", "outcome": "failed", "duration": case.seconds,
-                          "message": case.message})
+                          "message": _plain(case.message)})
             continue
         lines.append({**base, "when": "setup", "outcome": "passed", "duration": 0.0})
         phase = {**base, "when": "call", "outcome": case.outcome, "duration": case.seconds}
         if case.message:
-            phase["message"] = case.message
+            phase["message"] = _plain(case.message)
         lines.append(phase)
     for where, message in parsed.problems:
-        lines.append({"kind": "collect_error", "id": where, "message": message})
+        lines.append({"kind": "collect_error", "id": where, "message": _plain(message)})
     lines.append({"kind": "finish", "exitstatus": exitstatus})
     return lines
 

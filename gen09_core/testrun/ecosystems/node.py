@@ -15,7 +15,8 @@ dependencies:
 
 - ``node --test`` → gen09's JUnit reporter for node (``gen09_node_junit.mjs``: node's own
   junit reporter names no file), format ``junit``;
-- ``jest`` → ``--ci --json --outputFile``, format ``jest-json``;
+- ``jest`` → ``--ci --json --outputFile`` (no ``--ci`` before jest 20, which refuses it),
+  format ``jest-json``;
 - ``vitest`` → ``vitest run --reporter=json --outputFile``, format ``jest-json``;
 - ``mocha`` → ``--reporter json --reporter-option output=...`` (before mocha 9, by the major
   version ``devDependencies`` asks for, gen09's ``gen09_mocha_json.cjs``: mocha's own json
@@ -48,6 +49,7 @@ runs that build first: a build may run them again (``npm pack`` runs ``prepare``
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import re
 import shlex
@@ -242,14 +244,39 @@ def _runner(script: str, deps: dict) -> tuple[str | None, str, str, str]:
     """``(command, report format, where it came from, runner)``; ``deps`` maps a package to
     the version range the repository asks for."""
     for name in RUNNERS:
-        part = next((p for p in script_parts(script) if script_segment(p, name) is not None), None)
-        if part is not None and (name != "node" or "--test" in script_segment(part, name)):
-            raw = shlex.split(part, posix=False)  # the words with their quotes
+        parts = [p for p in script_parts(script) if script_segment(p, name) is not None
+                 and (name != "node" or "--test" in script_segment(p, name))]
+        if parts:  # the step that runs the whole suite, where others name some files (dayjs)
+            raw = next((w for w in map(_words, parts) if _whole_suite(name, w)), _words(parts[0]))
             return _command(name, raw, deps.get(name, "")), _format(name), "package.json scripts.test", name
     for name in RUNNERS[:-1]:
         if name in deps:
             return _command(name, [], deps[name]), _format(name), f"package.json devDependencies {name}", name
     return None, "", "", ""
+
+
+def _words(part: str) -> list[str]:
+    """The shell words of ``part`` as written, quotes and escapes kept (``shlex.split`` with
+    ``posix=False`` cuts ``--x="{ \\"a\\": 1 }"`` at its escaped quotes: dayjs's
+    ``--coverageThreshold``). Each word is the text from its start to the blank after it."""
+    lexer = shlex.shlex(part, posix=True)
+    lexer.whitespace_split, lexer.commenters = True, ""
+    words, start = [], 0
+    for _word in lexer:
+        end = lexer.instream.tell()
+        words.append(part[start:end].strip())
+        start = end
+    return words
+
+
+def _whole_suite(name: str, words: list[str]) -> bool:
+    """Whether the runner's arguments in ``words`` name no file or filter: each is an option or
+    follows an option without ``=`` (taken as its value). iamkun/dayjs's ``scripts.test`` runs
+    ``jest test/timezone.test`` under four time zones and then ``jest --coverage``: the first
+    alone ran one file of the suite."""
+    args = [_unquoted(word) for word in _args(name, words)]
+    return all(word.startswith("-") or (before.startswith("-") and "=" not in before)
+               for before, word in itertools.pairwise(["", *args]))
 
 
 def _format(name: str) -> str:
@@ -290,7 +317,8 @@ def _command(name: str, words: list[str], wanted: str = "") -> str:
         return " ".join(["node", "--test", '--test-reporter="$GEN09_RUNNER/gen09_node_junit.mjs"',
                          '--test-reporter-destination="$GEN09_REPORT"', *args])
     if name == "jest":
-        return " ".join([BIN, "jest", "--ci", "--json", '--outputFile="$GEN09_REPORT"', *args])
+        ci = ["--ci"] if _major(wanted) >= 20 else []  # jest 19 refuses the option it does not know
+        return " ".join([BIN, "jest", *ci, "--json", '--outputFile="$GEN09_REPORT"', *args])
     if name == "vitest":
         args = [a for a in args if _unquoted(a) != "run"]
         return " ".join([BIN, "vitest", "run", "--reporter=json", '--outputFile="$GEN09_REPORT"', *args])
