@@ -165,6 +165,18 @@ def test_jest_19_json_without_describe_titles_or_colour(tmp_path):
     assert "a result is `-1` where `3` is expected" in issue
 
 
+def test_jest_titles_that_are_not_strings_read_as_javascript_writes_them():
+    """iamkun/dayjs 1.11 (jest 22): ``it([2010, 1, 14, 15, 25, 50, 125], …)`` is reported with that
+    array as its title, and the whole run ended in a TypeError traceback."""
+    report = {"testResults": [{"name": "/r/test/a.test.js", "status": "passed", "assertionResults": [
+        {"ancestorTitles": ["parse array local"], "title": [2010, 1, 14.0, None], "status": "passed"},
+        {"ancestorTitles": [], "title": True, "status": "passed"},
+        {"ancestorTitles": [], "title": 1.5, "status": "failed", "failureMessages": ["x"]}]}]}
+    assert by_id(reports.parse("jest-json", [json.dumps(report)], "/r")) == {
+        "test/a.test.js::parse array local > 2010,1,14,": "passed", "test/a.test.js::true": "passed",
+        "test/a.test.js::1.5": "failed"}
+
+
 def test_vitest_json_reads_as_jest():
     assert by_id(parsed("jest-json", "vitest.json", "/tmp/wt15-s/js")) == {
         "vt/calc.test.js::calc > adds": "passed", "vt/calc.test.js::calc > adds wrong": "failed",

@@ -310,12 +310,26 @@ def parse_jest_json(text: str, root: str = "") -> Parsed:
         if result.get("status") == "failed" and not assertions:
             problems.append((file, _short(result.get("message") or result.get("failureMessage"))))
         for item in assertions:
-            titles = list(item.get("ancestorTitles") or []) + [item.get("title", "")]
+            titles = [_js_text(t) for t in [*(item.get("ancestorTitles") or []), item.get("title", "")]]
             seconds = (item.get("duration") or 0) / 1000.0
             message = _short("\n".join(item.get("failureMessages") or []))
             cases.append(Case(f"{file}::{' > '.join(titles)}", _JEST_STATUS.get(item.get("status"), FAILED),
                               seconds, message, file))
     return Parsed(tuple(cases), tuple(problems))
+
+
+def _js_text(value) -> str:
+    """A test title as JavaScript's ``String()`` writes it: jest 22 keeps a title that is not a
+    string as it was given (iamkun/dayjs: ``it([2010, 1, 14], …)`` is titled ``2010,1,14``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list):
+        return ",".join("" if v is None else _js_text(v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "null" if value is None else str(value)
 
 
 def parse_mocha_json(text: str, root: str = "") -> Parsed:
