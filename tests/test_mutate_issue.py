@@ -289,6 +289,29 @@ def test_a_diff_with_one_side_or_a_block_reads_as_what_a_result_holds(tmp_path):
         assert f"Observed: {said}" in write_issue("base.js", failures, list(failures), [], "", tmp_path), said
 
 
+def test_avas_errors_the_code_raised_read_as_raised(tmp_path):
+    """sindresorhus/p-map 7 (ava 5, messages as its TAP gave them): a rejected promise, t.notThrowsAsync
+    meeting a rejection, t.throwsAsync meeting another error or a resolution each read "the check reports
+    `Promise rejected with`" (or its like)."""
+    messages = {
+        "name: AssertionError\nmessage: Rejected promise returned by test\nvalues:\n'Rejected promise returned by "
+        "test. Reason:': |-\nTypeError {\nmessage: 'iterable[Symbol.asyncIterator] is not a function',\n}\nat: |-\n"
+        "[Symbol.asyncIterator] (file://index.js:204:98)":
+            "raises `TypeError: iterable[Symbol.asyncIterator] is not a function`",
+        "name: AssertionError\nassertion: notThrowsAsync\nvalues:\n'Promise rejected with:': |-\nAggregateError {\n"
+        "message: '',\n}\nat: 'file://test.js:171:10'": "raises `AggregateError`",
+        "name: AssertionError\nassertion: throwsAsync\nvalues:\n'Promise rejected with unexpected exception:': |-\n"
+        "Error {\nmessage: 'foo',\n}\n'Expected instance of:': 'Function AggregateError {}'\nat: |-\n"
+        "errorInput1 (file://test.js:27:9)":
+            "Observed: the error raised is `Error` where `AggregateError` is expected.",
+        "name: AssertionError\nassertion: throwsAsync\nvalues:\n'Promise resolved with:': '[]'\nat: 'file://test.js:9:2'":
+            "Observed: no error is raised where one is expected.",
+    }
+    for message, said in messages.items():
+        failures = {"test › pMapIterable": {"message": message, "trace": []}}
+        assert said in write_issue("index.js", failures, list(failures), [], "", tmp_path), said
+
+
 def test_a_rust_librarys_own_assert_is_a_panic_not_a_result(tmp_path):
     """A library's own assert_eq! (src/) that a test of another file hit read as "a result is X
     where Y is expected", although the call panicked and the test compared nothing."""

@@ -85,6 +85,13 @@ _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?::|$)")
 # ava's YAML (``ava --tap``): the first key of its ``details``, with its value when on the same line
 _AVA_DETAIL = re.compile(r"^'(.+?):': ?(?:'(.*)'|\S*)$", re.M)
 _AVA_VALUE = re.compile(r"^Value is not `(.+)`$")
+# the keys under which ava shows an error the code raised: thrown or rejected in the test, or where
+# t.notThrows / t.notThrowsAsync expected none, or another than t.throws expected (sindresorhus/p-map
+# 7: each read "the check reports `Promise rejected with`")
+_AVA_RAISED = ("Error thrown in test", "Rejected promise returned by test. Reason", "Function threw",
+               "Promise rejected with", "Function threw unexpected exception",
+               "Promise rejected with unexpected exception")
+_AVA_INSTANCE = re.compile(r"^'Expected instance of:': '(?:Function )?(\w+)", re.M)
 _CHAI_PROPERTY = re.compile(r"^(?:AssertionError: )?expected .+ to have (?:deep |own |nested )*property "
                             r"'([^']+)' of (.+), but got (.+)$")
 _CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
@@ -322,13 +329,23 @@ def _ava(message: str) -> tuple[str | None, str | None] | None:
         return diffed, None
     if (wanted := _AVA_VALUE.match(key)) and value:
         return _result(value, wanted.group(1)), None
-    if key == "Function returned":
+    if key in ("Function returned", "Promise resolved with"):  # t.throws / t.throwsAsync
         return "no error is raised where one is expected.", None
-    if key == "Error thrown in test" and below:  # ``TypeError {``, its fields below (``message: '…',``)
-        name = below[0].rstrip(" {")
-        said = re.search(r"^message: '(.*)',$", message[head.end():], re.M)
-        return None, f"{name}: {said.group(1)}".replace("\\'", "'") if said else name
+    if key in _AVA_RAISED and below:  # ``TypeError {``, its fields below (``message: '…',``)
+        raised = _ava_error(below[0], message[head.end():])
+        if key.endswith("unexpected exception") and (wanted := _AVA_INSTANCE.search(message)):
+            kind = raised.split(":")[0]
+            return f"the error raised is `{kind}` where `{wanted.group(1)}` is expected.", None
+        return None, raised
     return _check(f"{key}: {value}" if value else key), None
+
+
+def _ava_error(opening: str, rest: str) -> str:
+    """``Name: message`` of an error as ava prints it: its ``opening`` line (``TypeError {``), then
+    in the ``rest`` of the YAML its field ``message: '…',``."""
+    name = opening.strip().rstrip(" {")
+    said = re.search(r"^message: '(.*)',$", rest, re.M)
+    return f"{name}: {said.group(1)}".replace("\\'", "'") if said and said.group(1) else name
 
 
 def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]:
