@@ -312,6 +312,17 @@ def test_avas_errors_the_code_raised_read_as_raised(tmp_path):
         assert said in write_issue("index.js", failures, list(failures), [], "", tmp_path), said
 
 
+def test_a_jest_file_that_did_not_load_reads_as_what_stopped_it(tmp_path):
+    """iamkun/dayjs 1.11 (jest 22, the message as its report gave it): a mutant made a locale file
+    throw as the test file imported it, and the issue said "raises `● Test suite failed to run`"."""
+    message = ("● Test suite failed to run\n\n    TypeError: preset.toLowerCase is not a function\n\n      20 |     "
+               "l = name\n    > 22 |     const presetLower = preset.toLowerCase()\n      \n      at Function.locale "
+               "(src/index.js:22:32)\n      at Object.<anonymous> (test/display.test.js:4:1)")
+    failures = {"test/display.test.js::toISOString": {"message": message, "trace": []}}
+    issue = write_issue("src/index.js", failures, list(failures), [], "", tmp_path)
+    assert "raises `TypeError: preset.toLowerCase is not a function`" in issue, issue
+
+
 def test_a_rust_librarys_own_assert_is_a_panic_not_a_result(tmp_path):
     """A library's own assert_eq! (src/) that a test of another file hit read as "a result is X
     where Y is expected", although the call panicked and the test compared nothing."""

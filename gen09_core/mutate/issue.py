@@ -50,6 +50,7 @@ _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +
 # jest before 23 (facebook/prop-types 15.8.1 runs jest 19): ``Expected value to be (using ===):``
 # or ``Expected value to equal:``, each value indented on the line after its heading
 _JEST_OLD_EQ = re.compile(r"^Expected value to (?:be|equal)\b[^\n]*:\n\s+(.+)\nReceived:\n\s+(.+)$", re.M)
+_JEST_SUITE = "● Test suite failed to run"  # jest's heading of a test file that did not load (dayjs)
 _TAP_YAML = re.compile(r"^found: (.+)\nwanted: (.+)$", re.M)  # node-tap's and tape's YAML
 _JEST_ONE = re.compile(r"^(?:Error: )?expect\(received\)\.(\w+)\(\)\n\nReceived: (.+)$", re.M)
 _JEST_WANTED = {"toBeTruthy": "a truthy value", "toBeFalsy": "a falsy value", "toBeNull": "`null`",
@@ -351,6 +352,8 @@ def _ava_error(opening: str, rest: str) -> str:
 def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]:
     """(short observation, exception line) from a crash message of a test of ``test_file``."""
     message = _inner_exception(message) or message
+    if message.startswith(_JEST_SUITE):  # a test file jest could not load: what stopped it follows
+        message = textwrap.dedent(message[len(_JEST_SUITE):].strip("\n"))
     if message.startswith("Test executable failed") and "\nthread '" in message:  # a doctest's panic
         message = message[message.index("\nthread '") + 1:]
     in_test = in_library = False
