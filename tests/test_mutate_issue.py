@@ -312,6 +312,16 @@ def test_avas_errors_the_code_raised_read_as_raised(tmp_path):
         assert said in write_issue("index.js", failures, list(failures), [], "", tmp_path), said
 
 
+def test_a_python_file_that_did_not_collect_reads_without_pytests_marks(tmp_path):
+    """tenacity 9.0.0: a mutant broke what a test module runs at import; under ``--tb=no`` pytest's
+    collection error is its exception line marked ``E   ``, and the issue said "raises `E   TypeError: …`"."""
+    failures = {"tests/test_after.py::TestAfterLogFormat::test_01_default": {
+        "phase": "collect", "message": "E   TypeError: unsupported operand type(s) for -: 'tuple' and 'tuple'",
+        "trace": []}}
+    issue = write_issue("tenacity/__init__.py", failures, list(failures), [], "", tmp_path)
+    assert "raises `TypeError: unsupported operand type(s) for -: 'tuple' and 'tuple'`" in issue, issue
+
+
 def test_a_jest_file_that_did_not_load_reads_as_what_stopped_it(tmp_path):
     """iamkun/dayjs 1.11 (jest 22, the message as its report gave it): a mutant made a locale file
     throw as the test file imported it, and the issue said "raises `● Test suite failed to run`"."""

@@ -352,6 +352,8 @@ def _ava_error(opening: str, rest: str) -> str:
 def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]:
     """(short observation, exception line) from a crash message of a test of ``test_file``."""
     message = _inner_exception(message) or message
+    if message.startswith("E   "):  # a module pytest could not collect (--tb=no): its marked exception lines
+        message = re.sub(r"^E {3}", "", message, flags=re.M)
     if message.startswith(_JEST_SUITE):  # a test file jest could not load: what stopped it follows
         message = textwrap.dedent(message[len(_JEST_SUITE):].strip("\n"))
     if message.startswith("Test executable failed") and "\nthread '" in message:  # a doctest's panic
