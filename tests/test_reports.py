@@ -177,6 +177,32 @@ def test_jest_titles_that_are_not_strings_read_as_javascript_writes_them():
         "test/a.test.js::1.5": "failed"}
 
 
+def test_a_plain_error_thrown_by_a_typescript_test_under_node_reads_as_its_check(tmp_path):
+    """sindresorhus/p-queue 9 (``node --import=tsx/esm --test``, the report gen09's reporter wrote in a
+    real run): a test's own ``throw new Error(…)`` read as "raises `clear() should resolve …`" — the
+    JUnit message names no frame, and node's stack paths are absolute; a test whose promise never
+    settles read as "raises `Promise resolution is still pending …`"."""
+    result = parsed("junit", "node-tsx-junit.xml", "/tmp/wt15-s/js")
+    message = {c.test_id: c.message for c in result.cases}
+    thrown = "test/zz-gen09.ts::plain error from the test"
+    assert message[thrown].startswith("Error: half() should settle\n    at <anonymous> (test/zz-gen09.ts:10:10)")
+    said = {tid: write_issue("source/queue.ts", {tid: {"message": m}}, [tid], [], "", tmp_path)
+            for tid, m in message.items()}
+    assert "the check reports `half() should settle`" in said[thrown]
+    assert "a result is `2` where `3` is expected" in said["test/zz-gen09.ts::assert from the test"]
+    jest = {"testResults": [{"name": "/tmp/wt15-s/js/test/a.test.js", "status": "failed", "assertionResults": [
+        {"ancestorTitles": [], "title": "helper", "status": "failed", "failureMessages": [
+            "Error: isIn('foo') failed\n    at check (/tmp/wt15-s/js/test/helpers.js:3:9)\n"
+            "    at Object.<anonymous> (/tmp/wt15-s/js/test/a.test.js:5:3)"]}]}]}
+    (case,) = reports.parse("jest-json", [json.dumps(jest)], "/tmp/wt15-s/js").cases
+    assert "the check reports `isIn('foo') failed`" in write_issue(
+        "src/v.js", {case.test_id: {"message": case.message}}, [case.test_id], [], "", tmp_path)
+    pending = {"test/basic.ts::.add() - handle task promise failure": {
+        "message": "Promise resolution is still pending but the event loop has already resolved"}}
+    assert "a call does not finish: a promise it returns never settles." in write_issue(
+        "source/queue.ts", pending, list(pending), [], "", tmp_path)
+
+
 def test_vitest_json_reads_as_jest():
     assert by_id(parsed("jest-json", "vitest.json", "/tmp/wt15-s/js")) == {
         "vt/calc.test.js::calc > adds": "passed", "vt/calc.test.js::calc > adds wrong": "failed",

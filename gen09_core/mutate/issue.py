@@ -35,9 +35,10 @@ _TAP_CHECK = re.compile(r"^(?:compare|found|wanted|pattern|at|diff):", re.M)
 _NODE_OK = re.compile(r"^(?:AssertionError(?: \[ERR_ASSERTION\])?: )?"
                       r"The expression evaluated to a falsy value:\n\n"
                       r"(?:\s*[\w.]+\((?P<inner>.*)\)|(?P<whole>.*?))\s*$", re.S)
-# a plain JS ``Error`` and its first frame, a path relative to the run's folder (mocha's; an absolute one
-# may hold a "test" folder above it): validator.js's test helper throws ``Error: validator.isIn(…) failed
-# but should have passed``, which, thrown by test code, is the test's own check, not the code's crash
+# a plain JS ``Error`` and its first frame, a path relative to the run's folder (the report reader makes
+# node's and jest's absolute paths so; one outside the folder may hold a "test" folder above it):
+# validator.js's test helper throws ``Error: validator.isIn(…) failed but should have passed``, which,
+# thrown by test code, is the test's own check, not the code's crash
 _JS_THROWN = re.compile(r"^Error: (?P<said>.+?)\n\s+at (?:.*? \()?(?P<path>[^\s()/][^\s()]*?):\d+:\d+\)?$",
                         re.M | re.S)
 _TEST_CODE = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|[._-](?:test|spec)\.[cm]?[jt]sx?$")
@@ -50,6 +51,8 @@ _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +
 # jest before 23 (facebook/prop-types 15.8.1 runs jest 19): ``Expected value to be (using ===):``
 # or ``Expected value to equal:``, each value indented on the line after its heading
 _JEST_OLD_EQ = re.compile(r"^Expected value to (?:be|equal)\b[^\n]*:\n\s+(.+)\nReceived:\n\s+(.+)$", re.M)
+# node's test runner on a test whose promise is left pending with nothing else to run (p-queue)
+_NEVER_SETTLES = "Promise resolution is still pending but the event loop has already resolved"
 _JEST_SUITE = "● Test suite failed to run"  # jest's heading of a test file that did not load (dayjs)
 _TAP_YAML = re.compile(r"^found: (.+)\nwanted: (.+)$", re.M)  # node-tap's and tape's YAML
 _JEST_ONE = re.compile(r"^(?:Error: )?expect\(received\)\.(\w+)\(\)\n\nReceived: (.+)$", re.M)
@@ -375,6 +378,8 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
         return None, f"{lines[0].strip()} (left: {match.group(1)}, right: {match.group(2)})"
     if _TIMED_OUT.match(lines[0].strip()):
         return "a call does not finish: the check runs out of time.", None
+    if lines[0].strip().startswith(_NEVER_SETTLES):
+        return "a call does not finish: a promise it returns never settles.", None
     if (read := _ava(message)) is not None:
         return read
     if compared := _compared(message, lines):

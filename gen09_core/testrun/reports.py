@@ -68,7 +68,7 @@ import os
 import re
 import sys
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 FORMATS = ("junit", "tap", "jest-json", "mocha-json", "go-json", "rspec-json", "libtest", "trs")
 PASSED, FAILED, SKIPPED, ERROR = "passed", "failed", "skipped", "error"
@@ -157,7 +157,8 @@ def _junit_case(case, suites) -> Case:
     for child in case:
         if child.tag in ("failure", "error"):
             outcome = FAILED if child.tag == "failure" else ERROR
-            message = _short(child.get("message") or child.text)
+            stack = (child.text or "").strip()  # a plain Error's says where it was thrown (see issue.py)
+            message = _short(stack if stack.startswith("Error: ") else child.get("message") or child.text)
             kind = _EXCEPTION.fullmatch(child.get("type") or "")
             if outcome == ERROR and kind and not message.startswith((kind.group(0), kind.group(1))):
                 message = f"{kind.group(1)}: {message}" if message else kind.group(1)  # surefire's: no type
@@ -568,9 +569,16 @@ def parse(fmt: str, texts, root: str = "") -> Parsed:
     cases, problems = [], []
     for text in texts:
         parsed = PARSERS[fmt](text, root)
-        cases.extend(parsed.cases)
-        problems.extend(parsed.problems)
+        cases.extend(replace(case, message=_here(case.message, root)) for case in parsed.cases)
+        problems.extend((where, _here(message, root)) for where, message in parsed.problems)
     return Parsed(tuple(_unique(cases)), tuple(problems))
+
+
+def _here(message: str, root: str) -> str:
+    """``message`` with the paths under the run's folder ``root`` relative to it, as its stack
+    frames then name a test file (``test/basic.ts``) wherever the run was: node's and jest's
+    stacks give absolute paths (sindresorhus/p-queue's own ``throw new Error(…)`` in a test)."""
+    return message.replace(f"file://{root}/", "").replace(f"{root}/", "") if root else message
 
 
 def _unique(cases) -> list:
