@@ -119,6 +119,12 @@ def _plain(text: str) -> str:
     return _ESCAPES.sub("", text)
 
 
+def _said(stack: str, message) -> str:
+    """A failed test's message: a plain ``Error``'s stack, which says where it was thrown (by the
+    test's own code, issue.py reads it as the test's check), else its message, else the stack."""
+    return stack if stack.startswith("Error: ") else message or stack
+
+
 # -- JUnit XML ---------------------------------------------------------------------------
 
 
@@ -157,8 +163,7 @@ def _junit_case(case, suites) -> Case:
     for child in case:
         if child.tag in ("failure", "error"):
             outcome = FAILED if child.tag == "failure" else ERROR
-            stack = (child.text or "").strip()  # a plain Error's says where it was thrown (see issue.py)
-            message = _short(stack if stack.startswith("Error: ") else child.get("message") or child.text)
+            message = _short(_said((child.text or "").strip(), child.get("message")))
             kind = _EXCEPTION.fullmatch(child.get("type") or "")
             if outcome == ERROR and kind and not message.startswith((kind.group(0), kind.group(1))):
                 message = f"{kind.group(1)}: {message}" if message else kind.group(1)  # surefire's: no type
@@ -348,9 +353,7 @@ def parse_mocha_json(text: str, root: str = "") -> Parsed:
         seconds = (test.get("duration") or 0) / 1000.0
         if key in failed or (test.get("err") or {}).get("message"):
             err = (failed.get(key) or test).get("err") or {}
-            stack = str(err.get("stack") or "")  # a plain Error's says where it was thrown (see issue.py)
-            message = stack if stack.startswith("Error: ") else err.get("message") or stack
-            outcome, message = FAILED, _short(message)
+            outcome, message = FAILED, _short(_said(str(err.get("stack") or ""), err.get("message")))
         else:
             outcome, message = (SKIPPED if key in pending else PASSED), ""
         cases.append(Case(f"{file}::{test.get('fullTitle', '')}", outcome, seconds, message, file))
