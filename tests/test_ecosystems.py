@@ -69,6 +69,11 @@ def package(tmp_path, data, lock=False):
      'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT" --env node'),
     ("pnpm test:types && pnpm vitest run", {"vitest": "^4"}, "jest-json",
      'npx --no-install vitest run --reporter=json --outputFile="$GEN09_REPORT"'),
+    # jasmine (NaturalIntelligence/fast-xml-parser 5 was refused: "no supported test runner"): gen09's
+    # reporter, c8 and --parallel dropped
+    ("c8 --reporter=lcov --reporter=text jasmine spec/*spec.js --parallel=4", {"jasmine": "^5.6.0"}, "mocha-json",
+     'npx --no-install jasmine --reporter="$GEN09_RUNNER/gen09_jasmine_json.cjs" spec/*spec.js'),
+    ("", {"jasmine": "3.10"}, "mocha-json", 'npx --no-install jasmine --reporter="$GEN09_RUNNER/gen09_jasmine_json.cjs"'),
 ])
 def test_node_runner_from_scripts_or_dependencies(tmp_path, script, dev, fmt, expected):
     recipe = package(tmp_path, {"scripts": {"test": script, "test:nodejs": "jest --env node",
@@ -202,6 +207,8 @@ def test_a_failed_setup_names_its_cause_and_npm_installs_download_no_browser(tmp
 def test_node_without_runner_or_json_is_bad_input(tmp_path):
     with pytest.raises(BadInput, match="no supported test runner"):
         package(tmp_path, {"scripts": {"test": "echo no tests"}})
+    with pytest.raises(BadInput, match=r"no supported test runner .*\(jasmine before 3 has no reporter option\)"):
+        package(tmp_path, {"scripts": {"test": "jasmine"}, "devDependencies": {"jasmine": "^2.8.0"}})
     (tmp_path / "package.json").write_text("{oops")
     with pytest.raises(BadInput, match="not valid JSON"):
         node.detect(tmp_path)

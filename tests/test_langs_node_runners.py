@@ -1,9 +1,9 @@
-"""jest, mocha, vitest and node-tap end to end with the real runners: ``gen09 mutate`` (detection from
+"""jest, mocha, vitest, node-tap and jasmine end to end with the real runners: ``gen09 mutate`` (detection from
 ``scripts.test``, ``npm ci`` from the fixture's committed lockfile, baseline, whole-suite
 validation) → Harbor bundles → ``gen09 verify`` with the local node (nop 0 / oracle 1), the
-F2P test files hidden. Fixtures: tests/fixtures/langs/node-{jest,mocha,mocha6,vitest,tap}-calc, each
+F2P test files hidden. Fixtures: tests/fixtures/langs/node-{jest,mocha,mocha6,vitest,tap,jasmine}-calc, each
 with a ``package-lock.json`` pinning jest 29.7.0, mocha 10.8.2, mocha 6.2.3, vitest 3.2.4 + vite 7.1.12
-(vite 8 needs a newer node than 20), tap 16.3.10. ``npm ci`` installs from the npm registry, so these tests skip when node or
+(vite 8 needs a newer node than 20), tap 16.3.10, jasmine 5.6.0. ``npm ci`` installs from the npm registry, so these tests skip when node or
 npm is missing or the registry does not answer ``npm ping``."""
 
 import json
@@ -24,6 +24,9 @@ RUNNERS = {  # runner: (report format, what the test command must and must not h
                "--reporter spec"),
     "vitest": ("jest-json", "npx --no-install vitest run --reporter=json", None),
     "tap": ("tap", "npx --no-install tap -R tap --no-coverage", None),  # node-tap 16, its TAP on stdout
+    # jasmine 5 has no machine-readable reporter: gen09's, which names each spec's file
+    "jasmine": ("mocha-json", 'npx --no-install jasmine --reporter="$GEN09_RUNNER/gen09_jasmine_json.cjs" '
+                "--config=test/support/jasmine.json", "--parallel"),
 }
 
 

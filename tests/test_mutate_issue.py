@@ -214,6 +214,17 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         "thread 'it' panicked at tests/t.rs:9:5:\nassertion `left == right` failed\n  left: \"a\x00\x1bb\"\n"
         " right: \"ab\"": "a result is `\"a\\x00\\x1bb\"` where `\"ab\"` is expected.",
     })
+    # fast-xml-parser 5 (jasmine, gen09's reporter): a matcher's failure said 'raises `Expected …`'
+    luxon.update({
+        "Expected 'object' to be 'string'.": "a result is `'object'` where `'string'` is expected.",
+        "Expected $.err.msg = 'Attribute 'attr' is without value.' to equal 'Attributes for 'rootNode' have "
+        "open quote.'.": "`$.err.msg` of a result is `'Attribute 'attr' is without value.'` where "
+        "`'Attributes for 'rootNode' have open quote.'` is expected.",
+        "Expected 3 not to equal 3.": "a result is `3`, a value it is expected not to be.",
+        "Expected $['?xml'] not to have properties\n    a: 1": "the check reports `Expected $['?xml'] not to have "
+        "properties`.",
+        "Expected spy onTag to have been called.": "the check reports `Expected spy onTag to have been called.`.",
+    })
     for message, raised in {  # jansson 2.14 (ctest): the line a test printed, without its own file's name
         "test_load.c:42: json_loads returned NULL": "json_loads returned NULL",
         "ValueError: bad input at 3:4: here": "ValueError: bad input at 3:4: here",

@@ -378,3 +378,29 @@ def test_a_plain_error_thrown_by_test_code_is_the_tests_check(tmp_path):
     absolute = "Error: boom\n    at helper (/home/u/tests/run/work/jobs/m1/lib/a.js:3:9)"  # a folder above
     assert "raises `Error: boom`." in write_issue("lib/a.js", {"t::x": {"message": absolute}}, ["t::x"], [], "",
                                                   tmp_path)
+
+
+def test_a_jasmine_report_from_gen09s_reporter_reads_as_mocha_json(tmp_path):
+    """jasmine has no machine-readable reporter; gen09's (``gen09_jasmine_json.cjs``) wrote this one in
+    a real jasmine 3.10 run (no file in jasmine 3's results: the reporter named each spec's and
+    suite's), /tmp/jt/spec/a.spec.js: a pass, a matcher's failure, a deep difference, a thrown Error,
+    a TypeError, ``xit``, ``pending()``, and an ``afterAll`` that threw after its spec passed."""
+    out = tmp_path / "outcomes.jsonl"
+    reports.convert("mocha-json", str(FIXTURES / "jasmine3.json"), str(out), root="/tmp/jt", exitstatus=1)
+    record = outcomes.read(out)
+    spec = "spec/a.spec.js::"
+    assert record.outcomes() == {
+        f"{spec}math adds": "passed", f"{spec}math compares": "failed", f"{spec}math deep": "failed",
+        f"{spec}math throws": "failed", f"{spec}math type error": "failed", f"{spec}math skipped": "skipped",
+        f"{spec}math is pending": "skipped", f"{spec}broken after passes first": "passed"}
+    assert list(record.collect_errors) == [
+        ("spec/a.spec.js", "broken after: Error: cleanup failed")]
+    said = {test: record.tests[f"{spec}math {test}"].message for test in ("compares", "deep", "throws", "type error")}
+    failures = {f"{spec}math {test}": {"message": message} for test, message in said.items()}
+    issue = write_issue("lib/math.js", dict(list(failures.items())[:3]), list(failures)[:3], [], "", tmp_path)
+    assert "Observed: a result is `2` where `3` is expected." in issue
+    assert "Observed: `$.a.b` of a result is `1` where `2` is expected." in issue
+    assert "Observed: the check reports `boom in test`." in issue  # the test's own throw
+    crashed = {f"{spec}math type error": failures[f"{spec}math type error"]}
+    issue = write_issue("lib/math.js", crashed, list(crashed), [], "", tmp_path)
+    assert "raises `TypeError: Cannot read properties of undefined (reading 'y')`" in issue

@@ -98,6 +98,10 @@ _AVA_RAISED = ("Error thrown in test", "Rejected promise returned by test. Reaso
 _AVA_INSTANCE = re.compile(r"^'Expected instance of:': '(?:Function )?(\w+)", re.M)
 _CHAI_PROPERTY = re.compile(r"^(?:AssertionError: )?expected .+ to have (?:deep |own |nested )*property "
                             r"'([^']+)' of (.+), but got (.+)$")
+# jasmine's matchers: ``Expected 'a' to be 'b'.``, a deep difference at its path
+# (``Expected $.err.msg = 'x' to equal 'y'.``), ``Expected 3 not to equal 3.``
+_JASMINE_EQ = re.compile(r"^Expected (?:(\$\S*) = )?(.+) to (?:be|equal) (.+)\.$")
+_JASMINE_NOT = re.compile(r"^Expected (.+) not to (?:be|equal) (.+)\.$")
 _CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
                       r"(?: // Object\.is equality)?$")
 
@@ -303,6 +307,11 @@ def _compared(message: str, lines: list[str]) -> str | None:
         if actual == expected:  # chai cut both short (``{ path: '/test', …(1) }``)
             return f"a result differs from what is expected, though both print as `{actual}`."
         return _result(actual, expected)
+    if match := _JASMINE_NOT.match(lines[0].strip()):
+        return f"a result is `{match.group(1)}`, a value it is expected not to be."
+    if match := _JASMINE_EQ.match(lines[0].strip()):
+        path, actual, expected = match.groups()
+        return _result(actual, expected, f"`{path}` of a result" if path else "a result")
     return None
 
 
@@ -393,6 +402,8 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
         return _check(first.removeprefix("Error: ")), None
     if re.match(r"(?:AssertionError: )?expected .+ to ", first):  # another of chai's checks
         return _check(first.removeprefix("AssertionError: ")), None
+    if re.match(r"Expected .+ to ", first):  # another of jasmine's matchers (``… to have been called.``)
+        return _check(first), None
     if (thrown := _JS_THROWN.match(message.strip())) and _TEST_CODE.search(thrown.group("path")):
         return _check(" ".join(thrown.group("said").split())), None
     failed_check = first.startswith("AssertionError")

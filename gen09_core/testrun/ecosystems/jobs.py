@@ -27,6 +27,7 @@ HERE = Path(__file__).parent
 ERROR_LINE = re.compile(r"(?:[\w.$]*(?:Error|Exception)\b|error\b|error\[|npm (?:error|ERR!)|panic|fatal\b)")
 RUNNER_FILES = {"gen09_node_junit.mjs": HERE / "gen09_node_junit.mjs",
                 "gen09_mocha_json.cjs": HERE / "gen09_mocha_json.cjs",
+                "gen09_jasmine_json.cjs": HERE / "gen09_jasmine_json.cjs",
                 "gen09_minitest.rb": HERE / "gen09_minitest.rb",
                 "gen09_reports.py": HERE.parent / "reports.py",
                 "gen09_outcomes.py": HERE.parent / "outcomes.py"}
@@ -50,8 +51,8 @@ class CommandEnv:
 
 
 def install_runner(folder: Path) -> Path:
-    """Copy gen09's runner files (the report converter, the outcome reader, node's and old
-    mocha's reporters, the minitest runner) into ``folder``; returns it, absolute."""
+    """Copy gen09's runner files (the report converter, the outcome reader, node's, old
+    mocha's and jasmine's reporters, the minitest runner) into ``folder``; returns it, absolute."""
     folder = Path(folder).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     for name, source in RUNNER_FILES.items():

@@ -26,7 +26,12 @@ dependencies:
 - ``tap`` (node-tap, npm's own packages use it) → ``-R tap --no-coverage`` (tap 18 and later:
   ``--reporter=tap --disable-coverage``, by the major version ``devDependencies`` asks
   for): its nested TAP on stdout, format ``tap``; no coverage, which would only slow the run
-  and fail it below the repository's threshold.
+  and fail it below the repository's threshold;
+- ``jasmine`` (3 and later: jasmine 2 has no ``--reporter`` option) → gen09's
+  ``gen09_jasmine_json.cjs`` as its reporter (jasmine has no machine-readable one): the
+  shape of mocha's json report, format ``mocha-json``; ``--parallel`` is dropped (a reporter
+  must declare it can follow parallel runs). NaturalIntelligence/fast-xml-parser runs
+  ``c8 … jasmine spec/*spec.js``.
 
 ``npm run NAME`` / ``npm test`` (or pnpm's and yarn's, as vercel/ms has, and their
 ``pnpm NAME`` when NAME is a script, as unjs/defu has, and npm-run-all's ``run-p build:*``,
@@ -68,8 +73,11 @@ NO_BROWSERS = {"PUPPETEER_SKIP_DOWNLOAD": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD
 # ``tsc`` into build/, which its tests import; built once at install, every mutant passed)
 _BUILDS = re.compile(r"\b(?:tsc|babel|rollup|esbuild|tsup|webpack|swc|microbundle|unbuild|vite build)\b")
 _SCRIPT_FILES = (".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".mts")  # a script a step may run
-_FORMATS = {"jest": "jest-json", "vitest": "jest-json", "mocha": "mocha-json", "node": "junit"}
-RUNNERS = ("jest", "vitest", "mocha", "ava", "tape", "tap", "node")  # the last only from scripts.test
+_FORMATS = {"jest": "jest-json", "vitest": "jest-json", "mocha": "mocha-json", "jasmine": "mocha-json",
+            "node": "junit"}
+# the last only from scripts.test
+RUNNERS = ("jest", "vitest", "mocha", "ava", "tape", "tap", "jasmine", "node")
+NAMED = "node --test, jest, vitest, mocha, ava, tape, tap, jasmine 3+"
 # options of the repository's own test command that gen09 replaces or must not use
 DROPPED = {"--coverage", "--watch", "--watchAll", "-w", "--reporter", "-R", "--reporters", "--json",
            "--outputFile", "--test-reporter", "--test-reporter-destination", "--reporter-option",
@@ -146,9 +154,10 @@ def detect(repo: Path) -> CommandRecipe | None:
         env={"CI": "true", "NO_COLOR": "1", "FORCE_COLOR": "0", **NO_BROWSERS}, provenance=tuple(provenance),
         notes=tuple(notes))
     if test is None:
-        raise NoRunner(f"{path}: no supported test runner (node --test, jest, vitest, mocha, ava, tape, tap) "
-                       f"in scripts.test {script!r} or the dependencies; give a profile with base = \"node\" "
-                       "and its test and report in the configuration", recipe)
+        old = " (jasmine before 3 has no reporter option)" if "jasmine" in deps else ""
+        raise NoRunner(f"{path}: no supported test runner ({NAMED}) in scripts.test {script!r} or the "
+                       f"dependencies{old}; give a profile with base = \"node\" and its test and report in "
+                       "the configuration", recipe)
     return recipe
 
 
@@ -243,13 +252,14 @@ def _sources(repo: Path):
 def _runner(script: str, deps: dict) -> tuple[str | None, str, str, str]:
     """``(command, report format, where it came from, runner)``; ``deps`` maps a package to
     the version range the repository asks for."""
-    for name in RUNNERS:
+    usable = [n for n in RUNNERS if n != "jasmine" or _major(deps.get(n, "")) >= 3]
+    for name in usable:
         parts = [p for p in script_parts(script) if script_segment(p, name) is not None
                  and (name != "node" or "--test" in script_segment(p, name))]
         if parts:  # the step that runs the whole suite, where others name some files (dayjs)
             raw = next((w for w in map(_words, parts) if _whole_suite(name, w)), _words(parts[0]))
             return _command(name, raw, deps.get(name, "")), _format(name), "package.json scripts.test", name
-    for name in RUNNERS[:-1]:
+    for name in usable[:-1]:
         if name in deps:
             return _command(name, [], deps[name]), _format(name), f"package.json devDependencies {name}", name
     return None, "", "", ""
@@ -330,6 +340,9 @@ def _command(name: str, words: list[str], wanted: str = "") -> str:
         new = re.search(r"\d+", wanted) is not None and _major(wanted) >= 18
         options = ["--reporter=tap", "--disable-coverage"] if new else ["-R", "tap", "--no-coverage"]
         return " ".join([BIN, "tap", *options, *args])
+    if name == "jasmine":
+        args = [a for a in args if _unquoted(a).split("=", 1)[0] != "--parallel"]
+        return " ".join([BIN, "jasmine", '--reporter="$GEN09_RUNNER/gen09_jasmine_json.cjs"', *args])
     if _major(wanted) < 9:  # its json reporter names no file and writes only to stdout: gen09's does neither
         return " ".join([BIN, "mocha", *args, "--reporter", '"$GEN09_RUNNER/gen09_mocha_json.cjs"'])
     return " ".join([BIN, "mocha", *args, "--reporter", "json", "--reporter-option",
