@@ -402,3 +402,22 @@ def test_a_project_line_with_pip_options_is_the_project(tmp_path):
     })
     recipe = detect(repo)
     assert recipe.requirements == ("pytest==7.4.3",) and recipe.extras == ("speed",)
+
+
+def test_lint_plugins_options_are_dropped_and_their_plugins_never_loaded(tmp_path):
+    # dictdiffer 0.9.0's pytest.ini: pytest-pydocstyle 2.4 implements a hook with the py.path argument
+    # pytest 9 removed, and pytest refused to start: no stable test, nothing validated
+    from gen09_core.testrun.detect import DENIED_PLUGINS
+
+    repo = _repo(tmp_path, {
+        "pytest.ini": """
+            [pytest]
+            addopts = --isort --pydocstyle --pycodestyle --flakes --pep8 --mccabe --doctest-modules
+            testpaths = tests
+            """,
+        "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+    })
+    recipe = detect(repo)
+    assert recipe.dropped_options == ("--isort", "--pydocstyle", "--pycodestyle", "--flakes", "--pep8", "--mccabe")
+    assert recipe.addopts == "--doctest-modules"
+    assert {"pydocstyle", "flakes", "pep8", "mccabe", "pytest_pep257"} <= DENIED_PLUGINS.keys()

@@ -67,6 +67,10 @@ OPTION_PLUGINS = (
     ("--black", "pytest-black", "drop", False), ("--isort", "pytest-isort", "drop", False),
     ("--pylint", "pytest-pylint", "drop", False), ("--ruff", "pytest-ruff", "drop", False),
     ("--ruff-format", "pytest-ruff", "drop", False), ("--pycodestyle", "pytest-pycodestyle", "drop", False),
+    # dictdiffer 0.9.0's addopts: ``--pydocstyle``, whose plugin (pytest-pydocstyle 2.4) pytest 9 refuses
+    ("--pydocstyle", "pytest-pydocstyle", "drop", False), ("--flakes", "pytest-flakes", "drop", False),
+    ("--pep8", "pytest-pep8", "drop", False), ("--pep257", "pytest-pep257", "drop", False),
+    ("--mccabe", "pytest-mccabe", "drop", False),
     ("--benchmark-", "pytest-benchmark", "install", None), ("--timeout", "pytest-timeout", "install", None),
     ("--asyncio-mode", "pytest-asyncio", "install", None), ("--mpl", "pytest-mpl", "install", None),
     ("--hypothesis-", "hypothesis", "install", None),
@@ -84,7 +88,9 @@ DENIED_PLUGINS = {"pytest_cov": "pytest-cov", "xdist": "pytest-xdist", "xdist.lo
                   "mypy": "pytest-mypy", "flake8": "pytest-flake8", "black": "pytest-black",
                   "isort": "pytest-isort", "pylint": "pytest-pylint", "ruff": "pytest-ruff",
                   "pycodestyle": "pytest-pycodestyle", "sugar": "pytest-sugar",
-                  "enabler": "pytest-enabler", "checkdocs": "pytest-checkdocs"}
+                  "enabler": "pytest-enabler", "checkdocs": "pytest-checkdocs",
+                  "pydocstyle": "pytest-pydocstyle", "flakes": "pytest-flakes", "pep8": "pytest-pep8",
+                  "pytest_pep257": "pytest-pep257", "mccabe": "pytest-mccabe"}
 
 
 @frozen
