@@ -58,8 +58,8 @@ def package(tmp_path, data, lock=False):
      '--enable-source-maps dist-node/test/*.js "a b.js"'),
     ("", {"tap": "16"}, "tap", "npx --no-install tap -R tap --no-coverage"),
     # ava (sindresorhus/camelcase 9.0.0 was refused: "no supported test runner"): its TAP on stdout
-    ("xo && ava --verbose && tsd", {"ava": "^6.4.1"}, "tap", "npx --no-install ava --tap"),
-    ("", {"ava": "^6"}, "tap", "npx --no-install ava --tap"),
+    ("xo && ava --verbose && tsd", {"ava": "^6.4.1"}, "ava-tap", "npx --no-install ava --tap"),
+    ("", {"ava": "^6"}, "ava-tap", "npx --no-install ava --tap"),
     # pnpm's and yarn's ``run`` are followed as npm's (vercel/ms: its --env option was lost)
     ("pnpm run test:nodejs && yarn run test:edge", {"jest": "30.0.5"}, "jest-json",
      'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT" --env node'),
@@ -96,10 +96,12 @@ def test_node_builds_before_each_run_when_pretest_compiles(tmp_path):
     assert linted.test.startswith("npx --no-install mocha")
     inline = package(tmp_path, {"scripts": {"test": "eslint . && npm run build && mocha", "build": "tsc -p ."},
                                 "devDependencies": dev})
-    assert inline.test.startswith("tsc -p . >&2 && npx --no-install mocha")
+    # a step gen09 runs itself finds the packages' programs as ``npm run`` would (sindresorhus/ky: "tsc: command
+    # not found")
+    assert inline.test.startswith(f"{node.LOCAL_BIN} && tsc -p . >&2 && npx --no-install mocha")
     both = package(tmp_path, {"scripts": {"test": "tsc && mocha", "pretest": "babel src -d lib"},
                               "devDependencies": dev})
-    assert both.test.startswith("npm run --silent pretest >&2 && tsc >&2 && npx --no-install mocha")
+    assert both.test.startswith(f"{node.LOCAL_BIN} && npm run --silent pretest >&2 && tsc >&2 && npx --no-install mocha")
     # validator.js 13: ``pretest`` is ``npm run build && npm run lint``, ``build`` npm-run-all's ``run-p build:*``
     # (babel and rollup): not followed, so nothing built the ../validator its tests require; the lint is no build
     validator = package(tmp_path, {"scripts": {
@@ -123,7 +125,7 @@ def test_node_build_steps_are_read_through_the_script_files_they_run(tmp_path):
                                            "build": "./scripts/build.sh"}})
     assert built.test.startswith("npm run --silent pretest >&2 && node --test")
     inline = package(tmp_path, {"scripts": {"test": "bash scripts/build.sh && node --test dist/"}})
-    assert inline.test.startswith("bash scripts/build.sh >&2 && node --test")
+    assert inline.test.startswith(f"{node.LOCAL_BIN} && bash scripts/build.sh >&2 && node --test")
     for pretest in ("./scripts/lint.sh", "prettier --check -c tsconfig.json", "cat ../../etc/x.sh"):
         plain = package(tmp_path, {"scripts": {"test": "node --test", "pretest": pretest}})
         assert plain.test.startswith("node --test"), pretest
@@ -425,3 +427,19 @@ def test_verify_installs_in_each_trial_when_the_install_builds_the_package(tmp_p
         setup(app)
         assert (app / "built.txt").is_file() == bool(scripts)
         assert (app / "node_modules").is_symlink() != bool(scripts)  # the shared install, linked
+
+
+def test_a_build_step_gen09_runs_finds_the_packages_programs(tmp_path):
+    """sindresorhus/ky: ``scripts.test`` is ``xo && npm run build && ava`` and ``build`` runs ``tsc``, which is
+    only in node_modules/.bin: the pristine runs failed with "tsc: command not found" (exit 127)."""
+    recipe = package(tmp_path, {"scripts": {"test": "xo && npm run build && node --test",
+                                            "build": "del-cli distribution && tsc --project tsconfig.dist.json"}})
+    build = recipe.test.split(" && node --test")[0]
+    tool = tmp_path / "node_modules" / ".bin" / "tsc"
+    tool.parent.mkdir(parents=True)
+    tool.write_text('#!/bin/sh\necho "$@" > built.txt\n')
+    tool.chmod(0o755)
+    done = subprocess.run(["bash", "-c", build], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "built.txt").read_text() == "--project tsconfig.dist.json\n"

@@ -280,7 +280,7 @@ def test_libtest_a_program_that_aborts_is_a_problem_its_unreported_tests_fail_wi
 def test_ava_tap_points_are_tests_and_their_yaml_the_message(tmp_path):
     """ava 6.4.1's ``--tap`` (sindresorhus/camelcase 9.0.0): no ``# name`` comments, so every point is
     a test, and the YAML block under a failed one is its message, which the issue reads."""
-    result = parsed("tap", "ava.tap")
+    result = parsed("ava-tap", "ava.tap")
     assert by_id(result) == {
         "checks › skipped": "skipped", "checks › passes": "passed", "checks › is": "failed",
         "checks › deep": "failed", "checks › true": "failed", "checks › throws": "failed",
@@ -295,6 +295,23 @@ def test_ava_tap_points_are_tests_and_their_yaml_the_message(tmp_path):
     assert "Observed: no error is raised where one is expected." in said["checks › throws"]
     assert "raises `TypeError: Cannot read properties of null (reading 'x')`." in said["checks › crash"]
     assert "Observed: a result is `1` where `2` is expected." in said["more › is"]
+
+
+def test_ava_comment_above_a_test_whose_hook_failed_opens_no_test():
+    """sindresorhus/ky (ava 6 under tsx): ava writes ``# browser › beforeEach hook for …`` above a test
+    whose ``beforeEach`` failed (no browser here); read as tape's comment, it swallowed every later
+    test as its assertions, and 72 of 581 tests were reported (excerpt of the real run's TAP)."""
+    result = parsed("ava-tap", "ava-hook.tap")
+    assert by_id(result) == {
+        **{f"body-size › {t}": "passed" for t in ("returns 0 for undefined", "returns 0 for null",
+                                                  "returns correct size for ASCII string",
+                                                  "returns correct size for multi-byte string")},
+        "browser › chromium - baseUrl option": "failed", "retry › respect 413 Retry-After with HTTP date": "passed",
+        "retry › respect maxRetryAfter": "passed", "retry › respect maximum backoffLimit": "passed"}
+    failed = next(c for c in result.cases if c.outcome == "failed")
+    assert failed.message.startswith("name: AssertionError\ndetails:") and "browserType.launch" in failed.message
+    assert "retry ›" not in failed.message
+    assert len(parsed("tap", "ava-hook.tap").cases) == 5  # tape's reading: the comment took the rest
 
 
 def test_duplicate_ids_are_numbered():

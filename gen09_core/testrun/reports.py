@@ -25,8 +25,10 @@ Formats (``FORMAT`` of a profile's ``report = "FORMAT:PATH"``):
   ``# time=`` after a name is dropped.
   Without subtests (tape and its kin) every ``# name`` comment opens a test whose
   assertions are the TAP points under it; it fails when one of them fails. A point no
-  ``# name`` comment opened is a test of its own (ava's ``--tap``), its YAML block its
-  message.
+  ``# name`` comment opened is a test of its own, its YAML block its message.
+- ``ava-tap``: ava's ``--tap``: every point is a test (``file › title``), its YAML block its
+  message; a ``# …`` comment is no test (ava writes one above a test whose hook failed:
+  read as tape's, it swallowed every later test of sindresorhus/ky as its assertions).
 - ``jest-json``: ``jest --json`` and ``vitest --reporter=json``. Id:
   ``file::ancestor titles > title``; a test file that failed to run is a problem.
 - ``mocha-json``: mocha's ``json`` reporter. Id: ``file::fullTitle``.
@@ -70,7 +72,7 @@ import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 
-FORMATS = ("junit", "tap", "jest-json", "mocha-json", "go-json", "rspec-json", "libtest", "trs")
+FORMATS = ("junit", "tap", "ava-tap", "jest-json", "mocha-json", "go-json", "rspec-json", "libtest", "trs")
 PASSED, FAILED, SKIPPED, ERROR = "passed", "failed", "skipped", "error"
 
 
@@ -201,6 +203,11 @@ def parse_tap(text: str, root: str = "") -> Parsed:
     return Parsed(tuple(_tap_flat(lines)))
 
 
+def parse_ava_tap(text: str, root: str = "") -> Parsed:
+    """ava's ``--tap``: each point a test, comments no tests."""
+    return Parsed(tuple(_tap_flat(text.splitlines(), comments_open_tests=False)))
+
+
 def _tap_point(line: str):
     match = _POINT.match(line)
     if not match or line.lstrip().startswith("#"):
@@ -264,13 +271,14 @@ def _tap_duration(detail) -> float:
     return 0.0
 
 
-def _tap_flat(lines) -> list:
+def _tap_flat(lines, comments_open_tests: bool = True) -> list:
     entries: list = []  # [name, outcome, message lines]; a "# name" comment opens one
     current = detail = None  # the test a "# name" opened; where the lines under a point go
     for line in lines:
         stripped = line.strip()
         if stripped.startswith("#"):
-            if _SUMMARY.match(stripped):
+            if _SUMMARY.match(stripped) or not comments_open_tests:
+                detail = None
                 continue
             name = stripped[1:].strip()
             skipped = name.upper().startswith("SKIP ")  # tape's line for a skipped test
@@ -560,7 +568,7 @@ def parse_trs(paths, pattern: str, root: str = "") -> Parsed:
     return Parsed(tuple(_unique(cases)))
 
 
-PARSERS = {"junit": parse_junit, "tap": parse_tap, "jest-json": parse_jest_json,
+PARSERS = {"junit": parse_junit, "tap": parse_tap, "ava-tap": parse_ava_tap, "jest-json": parse_jest_json,
            "mocha-json": parse_mocha_json, "go-json": parse_go_json, "rspec-json": parse_rspec_json,
            "libtest": parse_libtest}
 

@@ -22,7 +22,8 @@ dependencies:
   version ``devDependencies`` asks for, gen09's ``gen09_mocha_json.cjs``: mocha's own json
   reporter then names no test's file and writes only to stdout), format ``mocha-json``;
 - ``tape`` → its TAP on stdout, format ``tap`` (a wrapper such as ``nyc`` is dropped);
-- ``ava`` → ``--tap``: its TAP on stdout, format ``tap``, a test's YAML its message;
+- ``ava`` → ``--tap``: its TAP on stdout, format ``ava-tap`` (each point a test, a test's YAML its
+  message);
 - ``tap`` (node-tap, npm's own packages use it) → ``-R tap --no-coverage`` (tap 18 and later:
   ``--reporter=tap --disable-coverage``, by the major version ``devDependencies`` asks
   for): its nested TAP on stdout, format ``tap``; no coverage, which would only slow the run
@@ -74,7 +75,7 @@ NO_BROWSERS = {"PUPPETEER_SKIP_DOWNLOAD": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD
 _BUILDS = re.compile(r"\b(?:tsc|babel|rollup|esbuild|tsup|webpack|swc|microbundle|unbuild|vite build)\b")
 _SCRIPT_FILES = (".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".mts")  # a script a step may run
 _FORMATS = {"jest": "jest-json", "vitest": "jest-json", "mocha": "mocha-json", "jasmine": "mocha-json",
-            "node": "junit"}
+            "node": "junit", "ava": "ava-tap"}
 # the last only from scripts.test
 RUNNERS = ("jest", "vitest", "mocha", "ava", "tape", "tap", "jasmine", "node")
 NAMED = "node --test, jest, vitest, mocha, ava, tape, tap, jasmine 3+"
@@ -97,6 +98,9 @@ PEER_LENIENT = {"npm_config_legacy_peer_deps": "true"}
 CI = "npm ci --no-audit --no-fund"  # a shipped snapshot always has the lockfile the setup used or wrote
 # the root package's scripts ``npm ci`` / ``npm install`` run
 LIFECYCLE = ("preinstall", "install", "postinstall", "preprepare", "prepare", "postprepare")
+# the packages' programs on PATH, as ``npm run`` puts them, for a build step gen09 runs itself
+# (sindresorhus/ky: ``xo && npm run build && ava``, its build ``tsc --project …``: "tsc: command not found")
+LOCAL_BIN = 'export PATH="$PWD/node_modules/.bin:$PATH"'
 # a repository for the install, only where there is none, removed when it ends (its status kept)
 IN_GIT = "[ -e .git ] || {{ git init -q . && trap 'rm -rf .git' EXIT; }}; {}"
 
@@ -139,7 +143,8 @@ def detect(repo: Path) -> CommandRecipe | None:
         builds = _builds_before(script, runner, Path(repo))
         builds[:0] = _pretest_builds(scripts, Path(repo))
     if builds:  # each one's output kept off a report on stdout
-        test = " && ".join([*(f"{build} >&2" for build in builds), test])
+        bare = [] if all(build.startswith("npm run ") for build in builds) else [LOCAL_BIN]
+        test = " && ".join([*bare, *(f"{build} >&2" for build in builds), test])
         if hooked:  # a build may run them too (uuid 14's build runs ``npm pack``: ``prepare`` again)
             test = IN_GIT.format(test)
         provenance.append((f"{' && '.join(builds)} before each run (it builds what the tests import)",
@@ -147,7 +152,7 @@ def detect(repo: Path) -> CommandRecipe | None:
     typescript = any(p.suffix in (".ts", ".tsx", ".mts", ".cts") for p in _sources(Path(repo)))
     recipe = CommandRecipe(
         ecosystem="node", language="typescript" if typescript else "javascript", test=test or "",
-        report="" if test is None else f"{fmt}:-" if fmt == "tap" else f"{fmt}:$GEN09_REPORT",
+        report="" if test is None else f"{fmt}:-" if fmt.endswith("tap") else f"{fmt}:$GEN09_REPORT",
         setup=(install,), image="node:{node}", tools=("node", "npm"),
         image_setup=(ci,), replay=(ci,),
         lockfiles=(lock or "package-lock.json",), linked=("node_modules",), build_dirs=("node_modules",),
@@ -290,7 +295,7 @@ def _whole_suite(name: str, words: list[str]) -> bool:
 
 
 def _format(name: str) -> str:
-    return _FORMATS.get(name, "tap")  # ava, tape and node-tap write TAP
+    return _FORMATS.get(name, "tap")  # tape and node-tap write TAP
 
 
 def _unquoted(word: str) -> str:
