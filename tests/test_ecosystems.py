@@ -201,6 +201,12 @@ def test_a_failed_setup_names_its_cause_and_npm_installs_download_no_browser(tmp
     said = str(caught.value)
     assert "failed (exit 1): npm error Error: ERROR: Failed to set up chrome v148! … " in said
     assert said.endswith(f"(the whole output: {out})") and "frame12" in said and "frame3 " not in said
+    # pmndrs/zustand: its package-lock.json is out of date (the project installs with pnpm); the message
+    # ended in the help of ``npm ci`` (the lines of the real output)
+    with pytest.raises(EnvironmentFailure) as caught:
+        run_setup([f"cat {ROOT / 'tests' / 'fixtures' / 'setup' / 'npm-ci-out-of-sync.txt'}; exit 1"], tmp_path, {}, out)
+    assert "failed (exit 1): npm error `npm ci` can only install packages when your package.json and " in str(
+        caught.value)
     recipe = package(tmp_path, {"scripts": {"test": "mocha"}, "devDependencies": {"mocha": "^10"}})
     run_setup(['test "$PUPPETEER_SKIP_DOWNLOAD$PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD$CYPRESS_INSTALL_BINARY" = 110'],
               tmp_path, recipe.env, out)

@@ -30,8 +30,11 @@ UNBOUNDED = ("node", "maven", "gradle")
 PYTHON_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 SETUP_TIMEOUT = 1800.0
 # the line of a failed setup's output that says what went wrong (``Error: …``, ``error[E0433]: …``,
-# pip's ``ERROR: …``), which its last lines (a stack's frames) may not show
-_CAUSE = re.compile(r"(?:\b[A-Z]\w*)?(?:Error|Exception): \S|\berror(?:\[\w+\])?: \S|\bERROR: \S")
+# pip's ``ERROR: …``, npm's first ``npm error`` line past its code: pmndrs/zustand's stale
+# package-lock.json showed only the help of ``npm ci``), which its last lines (a stack's frames, a
+# command's help) may not show
+_CAUSE = re.compile(r"(?:\b[A-Z]\w*)?(?:Error|Exception): \S|\berror(?:\[\w+\])?: \S|\bERROR: \S"
+                    r"|^npm (?:error|ERR!) (?!code\b)\S")
 
 
 def choose(profile, config, repo: Path):
@@ -162,7 +165,7 @@ def run_setup(commands, folder: Path, env: dict, output: Path, timeout_sec: floa
         done = run_limited(["bash", "-c", command], folder, clean_env(None, **env), timeout_sec, output)
         if done.status != "ok" or done.returncode != 0:
             why = "timed out" if done.status == "timeout" else f"exit {done.returncode}"
-            said = done.output.splitlines()
+            said = output.read_text(encoding="utf-8", errors="replace").splitlines()  # all, not its tail
             cause = next((line.strip()[:300] for line in said if _CAUSE.search(line)), "")
             last = tail(done.output, 8, 800)
             raise EnvironmentFailure(f"setup step {command!r} failed ({why}): "
