@@ -35,7 +35,7 @@ def package(tmp_path, data, lock=False):
     ("jest --coverage --runInBand", {"jest": "^29"}, "jest-json",
      'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT" --runInBand'),
     ("vitest run --reporter verbose", {"vitest": "^3"}, "jest-json",
-     'npx --no-install vitest run --reporter=json --outputFile="$GEN09_REPORT"'),
+     'npx --no-install vitest run --reporter=json --reporter=dot --outputFile="$GEN09_REPORT"'),
     ("eslint . && mocha --reporter spec 'test/**/*.js'", {"mocha": "^10"}, "mocha-json",
      "npx --no-install mocha 'test/**/*.js' --reporter json --reporter-option output=\"$GEN09_REPORT\""),
     ("", {"jest": "^29"}, "jest-json", 'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT"'),
@@ -68,7 +68,7 @@ def package(tmp_path, data, lock=False):
     ("pnpm test:nodejs", {"jest": "30.0.5"}, "jest-json",
      'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT" --env node'),
     ("pnpm test:types && pnpm vitest run", {"vitest": "^4"}, "jest-json",
-     'npx --no-install vitest run --reporter=json --outputFile="$GEN09_REPORT"'),
+     'npx --no-install vitest run --reporter=json --reporter=dot --outputFile="$GEN09_REPORT"'),
     # jasmine (NaturalIntelligence/fast-xml-parser 5 was refused: "no supported test runner"): gen09's
     # reporter, c8 and --parallel dropped
     ("c8 --reporter=lcov --reporter=text jasmine spec/*spec.js --parallel=4", {"jasmine": "^5.6.0"}, "mocha-json",
@@ -404,6 +404,42 @@ def test_a_run_that_died_before_reporting_names_its_error(tmp_path, script, said
     assert run.outcomes == {} and run.problem == f"(session): {said}"
 
 
+def test_a_vitest_run_whose_workers_could_not_start_names_the_cause(tmp_path):
+    """pmndrs/zustand on node 20 (jsdom 30 needs node 22): vitest's json report held no test and its output
+    nothing, so the baseline said only "no jest-json report". Its dot reporter now prints the error beside the
+    report (the real output's head), and the message names it and its cause."""
+    from gen09_core.testrun.ecosystems.jobs import CommandEnv, install_runner, run_command_job
+    from gen09_core.testrun.jobs import TestJob
+
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "run.sh").write_text(
+        f"""echo '{{"numTotalTests":0,"success":false,"testResults":[]}}' > "$GEN09_REPORT"\n"""
+        f"cat {ROOT / 'tests' / 'fixtures' / 'reports' / 'vitest-unhandled.txt'}; exit 1\n")
+    env = CommandEnv("bash run.sh", "jest-json:$GEN09_REPORT", str(install_runner(tmp_path / "runner")), "node")
+    run = run_command_job(env, TestJob("j", str(tmp_path / "repo"), str(tmp_path / "scratch")))
+    assert run.problem == ("(session): no jest-json report: the command exited 1: Error: [vitest-pool]: Failed to "
+                           "start forks worker for test files /tmp/zustand-out/work/pristine/tests/devtools.test.tsx. "
+                           "(Caused by: TypeError: Cannot read properties of undefined (reading 'bind'))")
+    assert 'vitest run --reporter=json --reporter=dot --outputFile="$GEN09_REPORT"' in package(
+        tmp_path, {"scripts": {"test": "vitest"}, "devDependencies": {"vitest": "^4"}}).test
+
+
+def test_npm_engine_warnings_become_a_note():
+    """pmndrs/zustand: npm warned that jsdom 30 and others need node 22 (EBADENGINE), and nothing of it
+    reached the user when the tests could not start on node 20."""
+    said = "".join(
+        f"npm warn EBADENGINE Unsupported engine {{\nnpm warn EBADENGINE   package: '{name}',\n"
+        f"npm warn EBADENGINE   required: {{ node: '{wanted}' }},\n"
+        "npm warn EBADENGINE   current: { node: 'v20.20.2', npm: '11.19.1' }\nnpm warn EBADENGINE }\n"
+        for name, wanted in (("jsdom@30.1.3", "^22.22.2 || ^24.15.0 || >=26.0.0"), ("undici@8.14.1", ">=22.19.0"),
+                             ("a@1.0.0", ">=22"), ("b@2.0.0", ">=22")))
+    assert node.engine_warnings(said) == (
+        "npm warned that 4 installed package(s) need another node than v20.20.2 (EBADENGINE), among them "
+        "jsdom@30.1.3 (^22.22.2 || ^24.15.0 || >=26.0.0), undici@8.14.1 (>=22.19.0), a@1.0.0 (>=22): a test that "
+        "loads one may fail for that")
+    assert node.engine_warnings("added 3 packages") == ""
+
+
 def test_verify_installs_in_each_trial_when_the_install_builds_the_package(tmp_path, monkeypatch):
     """koa 3.2.0: ``npm ci`` runs its ``prepare`` (``npm run build``: dist/koa.mjs, which its ESM test
     imports). ``gen09 verify`` installed once per lock and linked only node_modules into each trial, so
@@ -449,3 +485,28 @@ def test_a_build_step_gen09_runs_finds_the_packages_programs(tmp_path):
                           env={"PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "built.txt").read_text() == "--project tsconfig.dist.json\n"
+
+
+def test_a_package_lock_package_json_moved_past_installs_with_npm_install(tmp_path):
+    """pmndrs/zustand: its package-lock.json fell behind its package.json (it installs with pnpm), and
+    ``npm ci`` refused it. The install runs again with ``npm install``, which brings the lock up to
+    date: the lock the bundles ship. A real npm and registry."""
+    from tests.test_langs_node_runners import need_registry
+
+    need_registry()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "package.json").write_text(json.dumps({"name": "p", "version": "1.0.0", "private": True,
+                                                   "dependencies": {"is-number": "7.0.0"}}))
+    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=repo, check=True,
+                   capture_output=True)
+    shutil.rmtree(repo / "node_modules")
+    (repo / "package.json").write_text(json.dumps({"name": "p", "version": "1.0.0", "private": True,
+                                                   "scripts": {"test": "node --test"},
+                                                   "dependencies": {"is-number": "6.0.0"}}))
+    recipe = node.detect(repo)
+    assert recipe.setup == (node.CI,)
+    env = environment_command.prepare(None, recipe, tmp_path / "work", repo)
+    lock = json.loads((repo / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/is-number"]["version"] == "6.0.0"
+    assert "out of step with package.json" in env.describe()["notes"][-1]

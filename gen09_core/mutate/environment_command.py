@@ -141,15 +141,19 @@ def prepare(profile, recipe: CommandRecipe, work: Path, pristine: Path) -> Comma
         lock = ToolchainLock.parse(json.loads(record.read_text(encoding="utf-8"))["toolchain"])
     else:
         output = work / "setup-output.txt"
-        try:
-            run_setup(recipe.setup, Path(pristine), {**recipe.env}, output)
-        except EnvironmentFailure:
-            said = output.read_text(encoding="utf-8", errors="replace") if output.is_file() else ""
-            lenient = node.peers_allowed(recipe, said)
-            if lenient is None:
-                raise
-            recipe = lenient
-            run_setup(recipe.setup, Path(pristine), {**recipe.env}, output)
+        while True:  # each retry changes what it retries for, once
+            try:
+                run_setup(recipe.setup, Path(pristine), {**recipe.env}, output)
+                break
+            except EnvironmentFailure:
+                said = output.read_text(encoding="utf-8", errors="replace") if output.is_file() else ""
+                retried = node.peers_allowed(recipe, said) or node.lock_refreshed(recipe, said)
+                if retried is None:
+                    raise
+                recipe = retried
+        said = output.read_text(encoding="utf-8", errors="replace") if output.is_file() else ""
+        if recipe.ecosystem == "node" and (note := node.engine_warnings(said)):
+            recipe = evolve(recipe, notes=(*recipe.notes, note))
         lock = capture(recipe, Path(pristine))
         record.write_text(json.dumps({"toolchain": lock.render()}, indent=1) + "\n", encoding="utf-8")
         (work / READY).write_text("ok\n")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import time
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from gen09_core.errors import BadInput
 from gen09_core.models import Entity, Span
@@ -106,6 +106,8 @@ def run(ctx) -> dict:
     work = Workspace.at(ctx.out)
     files = copy_source(ctx, work)
     env = environment_stage(ctx, work)
+    if hasattr(ctx.recipe, "ecosystem"):  # the recipe as the install left it (its notes: npm's warnings)
+        ctx = evolve(ctx, recipe=env.recipe)
     shipped = source_files(work.pristine)  # with what the build generated (a _version.py)
     prime_stage(ctx, work, env.test_env)
     runners = TestRunners(env.test_env, work, ctx.config.limits)

@@ -104,9 +104,10 @@ class CommandRecipe:
         counts = f"{len(baseline.failing)} failing or skipped, {len(baseline.flaky)} flaky"
         problem = next(iter(baseline.problems), "")
         first = f" First error: {problem[:400]}." if problem else ""
+        noted = f" Noted: {'; '.join(self.notes)}." if self.notes else ""
         return (f"the repository has no stable passing tests ({counts}), so nothing can validate a bug."
-                f"{first} Detected: {self.summary()}. To fix: give profile = \"mine\" and [profiles.mine] "
-                f"base = \"{self.ecosystem}\" with setup / test / report in a --config file "
+                f"{first}{noted} Detected: {self.summary()}. To fix: give profile = \"mine\" and "
+                f"[profiles.mine] base = \"{self.ecosystem}\" with setup / test / report in a --config file "
                 f"(profile {profile_name!r} ran: {self.test})")
 
 

@@ -112,7 +112,11 @@ def _no_report(record: Path, fmt: str, done, output: Path) -> None:
     prints ``Error: ...`` above its stack frames), else the output's last lines."""
     text = output.read_text(encoding="utf-8", errors="replace") if output.is_file() else done.output
     said = [line.strip() for line in text.splitlines() if line.strip()]
-    cause = next((line[:300] for line in said if ERROR_LINE.match(line)), " / ".join(said[-5:])[-600:])
+    at = next((i for i, line in enumerate(said) if ERROR_LINE.match(line)), None)
+    cause = " / ".join(said[-5:])[-600:] if at is None else said[at][:300]
+    below = [line for line in said[at + 1:at + 8] if line.startswith("Caused by: ")] if at is not None else []
+    if below:  # vitest's worker that could not start, and why (pmndrs/zustand on node 20)
+        cause += f" ({below[0][:300]})"
     lines = [{"kind": "collect_error", "id": "",
               "message": f"no {fmt} report: the command exited {done.returncode}: {cause}"},
              {"kind": "finish", "exitstatus": done.returncode}]

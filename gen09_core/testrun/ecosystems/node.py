@@ -17,7 +17,9 @@ dependencies:
   junit reporter names no file), format ``junit``;
 - ``jest`` → ``--ci --json --outputFile`` (no ``--ci`` before jest 20, which refuses it),
   format ``jest-json``;
-- ``vitest`` → ``vitest run --reporter=json --outputFile``, format ``jest-json``;
+- ``vitest`` → ``vitest run --reporter=json --outputFile`` and ``--reporter=dot`` on the output
+  (the json reporter leaves out an error outside the tests: pmndrs/zustand's workers could not
+  start on node 20, and nothing said why), format ``jest-json``;
 - ``mocha`` → ``--reporter json --reporter-option output=...`` (before mocha 9, by the major
   version ``devDependencies`` asks for, gen09's ``gen09_mocha_json.cjs``: mocha's own json
   reporter then names no test's file and writes only to stdout), format ``mocha-json``;
@@ -96,6 +98,16 @@ _RUN_SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn) (?:run(?:-script)?(?: --silent| -
 # which checks the lock against it
 PEER_LENIENT = {"npm_config_legacy_peer_deps": "true"}
 CI = "npm ci --no-audit --no-fund"  # a shipped snapshot always has the lockfile the setup used or wrote
+# the lock it writes is what every bundle's ``npm ci`` installs, even where the repository's .npmrc
+# says ``package-lock=false`` (resolve 1.22.8)
+INSTALL = "npm install --no-audit --no-fund --package-lock=true"
+# ``npm ci``'s refusal of a package-lock.json that package.json has moved past (pmndrs/zustand installs
+# with pnpm, and its package-lock.json fell behind)
+_STALE_LOCK = "can only install packages when your package.json and package-lock.json"
+# npm's warning of a package that needs another node: its name, then the node it asks for
+_ENGINE = re.compile(r"EBADENGINE\s+package: '([^']+)',\s*\nnpm warn EBADENGINE\s+required: "
+                     r"\{[^}]*?node: '([^']+)'")
+_CURRENT_NODE = re.compile(r"EBADENGINE\s+current: \{ node: '([^']+)'")
 # the root package's scripts ``npm ci`` / ``npm install`` run
 LIFECYCLE = ("preinstall", "install", "postinstall", "preprepare", "prepare", "postprepare")
 # the packages' programs on PATH, as ``npm run`` puts them, for a build step gen09 runs itself
@@ -121,9 +133,7 @@ def detect(repo: Path) -> CommandRecipe | None:
         install = CI
         provenance.append(("npm ci", lock))
     else:
-        # the lock it writes is what every bundle's ``npm ci`` installs, even where the
-        # repository's .npmrc says ``package-lock=false`` (resolve 1.22.8)
-        install = "npm install --no-audit --no-fund --package-lock=true"
+        install = INSTALL
         provenance.append(("npm install", "package.json (no lockfile)"))
         for other in ("yarn.lock", "pnpm-lock.yaml"):
             if (Path(repo) / other).is_file():
@@ -186,6 +196,31 @@ def peers_allowed(recipe: CommandRecipe, output: str) -> CommandRecipe | None:
     return evolve(recipe, env={**recipe.env, **PEER_LENIENT}, notes=(
         *recipe.notes, "npm refused a conflicting peer dependency (ERESOLVE): installed with "
         "legacy-peer-deps, as npm advises, in every step"))
+
+
+def engine_warnings(output: str) -> str:
+    """A note of the packages an install's ``output`` says need another node than this one (npm's
+    ``EBADENGINE`` warnings), or "": pmndrs/zustand's jsdom 30 and undici 8 need node 22, and its
+    tests could not start on node 20."""
+    needs = dict(_ENGINE.findall(output))
+    if not needs:
+        return ""
+    current = _CURRENT_NODE.search(output)
+    named = ", ".join(f"{package} ({wanted})" for package, wanted in list(needs.items())[:3])
+    return (f"npm warned that {len(needs)} installed package(s) need another node than "
+            f"{current.group(1) if current else 'this one'} (EBADENGINE), among them {named}: a test that "
+            "loads one may fail for that")
+
+
+def lock_refreshed(recipe: CommandRecipe, output: str) -> CommandRecipe | None:
+    """``recipe`` installing with ``npm install``, which brings package-lock.json up to date (the
+    bundles ship that lock), when its ``npm ci``'s ``output`` refused a lock out of step with
+    package.json; else None."""
+    if recipe.ecosystem != "node" or _STALE_LOCK not in output or not any(CI in s for s in recipe.setup):
+        return None
+    return evolve(recipe, setup=tuple(step.replace(CI, INSTALL) for step in recipe.setup), notes=(
+        *recipe.notes, "package-lock.json is out of step with package.json (npm ci refused it): installed "
+        "with npm install, which updated it; the bundles ship the updated lock"))
 
 
 def expand_script(scripts: dict, name: str) -> str:
@@ -336,7 +371,8 @@ def _command(name: str, words: list[str], wanted: str = "") -> str:
         return " ".join([BIN, "jest", *ci, "--json", '--outputFile="$GEN09_REPORT"', *args])
     if name == "vitest":
         args = [a for a in args if _unquoted(a) != "run"]
-        return " ".join([BIN, "vitest", "run", "--reporter=json", '--outputFile="$GEN09_REPORT"', *args])
+        report = ["--reporter=json", "--reporter=dot", '--outputFile="$GEN09_REPORT"']
+        return " ".join([BIN, "vitest", "run", *report, *args])
     if name == "tape":
         return " ".join([BIN, "tape", *args])
     if name == "ava":
