@@ -421,3 +421,19 @@ def test_a_jasmine_report_from_gen09s_reporter_reads_as_mocha_json(tmp_path):
     crashed = {f"{spec}math type error": failures[f"{spec}math type error"]}
     issue = write_issue("lib/math.js", crashed, list(crashed), [], "", tmp_path)
     assert "raises `TypeError: Cannot read properties of undefined (reading 'y')`" in issue
+
+
+def test_a_lone_surrogate_in_a_report_becomes_its_escape(tmp_path):
+    """eemeli/yaml (vitest): a test titled ``'\\uDEAD'`` came out of the JSON report as a lone surrogate,
+    which no file can hold: every task's export failed ("surrogates not allowed")."""
+    report = ('{"testResults": [{"name": "/r/tests/s.ts", "status": "failed", "assertionResults": ['
+              '{"ancestorTitles": ["unpaired"], "title": "\\udead", "status": "failed", '
+              '"failureMessages": ["expected \'\\ud800\' to be \'x\'"]}]}]}')
+    (tmp_path / "report.json").write_text(report)
+    out = tmp_path / "outcomes.jsonl"
+    reports.convert("jest-json", str(tmp_path / "report.json"), str(out), root="/r", exitstatus=1)
+    record = outcomes.read(out)
+    assert record.outcomes() == {"tests/s.ts::unpaired > \\udead": "failed"}
+    (case,) = record.tests.values()
+    assert case.message == "expected '\\ud800' to be 'x'"
+    (tmp_path / "ids.txt").write_text("\n".join(record.tests), encoding="utf-8")  # valid Unicode: no error

@@ -92,14 +92,14 @@ def mutate_command(repo, config_file, recipe, max_mutants, deprecated_n, seed, s
 
 def baseline_warnings(baseline: dict) -> list[str]:
     """What a user must know when the pristine suite ran only in part (``summary["baseline"]``):
-    test files pytest could not collect, whose tests never run, so a mutant only they would
-    catch is ``uncovered``; more tests failing or skipped than passing, which most often
-    means the environment lacks something the tests need."""
+    test files the runner could not collect (pytest, or another ecosystem's), whose tests never
+    run, so a mutant only they would catch is ``uncovered``; more tests failing or skipped than
+    passing, which most often means the environment lacks something the tests need."""
     warnings = []
     missed = baseline.get("uncollected") or []
     if missed:
         first = (baseline.get("collection_errors") or [""])[0]
-        warnings.append(f"pytest could not collect {len(missed)} test file(s) of the pristine suite "
+        warnings.append(f"the test runner could not collect {len(missed)} test file(s) of the pristine suite "
                         f"({first}); their tests never run, so a mutant only they would catch counts as "
                         "'uncovered' (the list: baseline.uncollected in summary.json)")
     failing, stable = baseline.get("failing", 0), baseline.get("stable", 0)

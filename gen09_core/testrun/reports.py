@@ -580,9 +580,16 @@ def parse(fmt: str, texts, root: str = "") -> Parsed:
     cases, problems = [], []
     for text in texts:
         parsed = PARSERS[fmt](text, root)
-        cases.extend(replace(case, message=_here(case.message, root)) for case in parsed.cases)
-        problems.extend((where, _here(message, root)) for where, message in parsed.problems)
+        cases.extend(replace(case, test_id=_valid(case.test_id), message=_valid(_here(case.message, root)),
+                             file=_valid(case.file)) for case in parsed.cases)
+        problems.extend((_valid(where), _valid(_here(message, root))) for where, message in parsed.problems)
     return Parsed(tuple(_unique(cases)), tuple(problems))
+
+
+def _valid(text: str) -> str:
+    """``text`` with each lone surrogate written as its escape (``\\udead``): a JSON report may hold
+    one (eemeli/yaml's test titled ``'\\uDEAD'``), and no file can (every task's export failed)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _here(message: str, root: str) -> str:
