@@ -38,11 +38,12 @@ function recordFiles() {
   }
 }
 
-function err(expectations, expectation) {
+function err(expectations = []) {
   if (!expectations.length) return {};
   const message = expectations.map((e) => String(e.message || '')).join('\n');
   // a matcher's failure says it all; its stack starts with the same "Error: " as a thrown error's
-  return { message, stack: expectation.matcherName ? '' : String(expectation.stack || '') };
+  const [first] = expectations;
+  return { message, stack: first.matcherName ? '' : String(first.stack || '') };
 }
 
 function Gen09JasmineJson() {
@@ -52,7 +53,7 @@ function Gen09JasmineJson() {
   const entry = (result, title) => ({
     title, fullTitle: result.fullName, file: fileOf.get(result.id) || result.filename || '',
     duration: result.duration ?? Date.now() - (started.get(result.id) || Date.now()),
-    err: err(result.failedExpectations || [], (result.failedExpectations || [])[0] || {}),
+    err: err(result.failedExpectations),
   });
   this.jasmineStarted = () => recordFiles();
   this.specStarted = (result) => started.set(result.id, Date.now());
