@@ -187,11 +187,36 @@ def test_the_stall_limit_counts_from_when_the_last_line_was_written_not_read(tmp
 @pytest.mark.parametrize("line, expected", [
     ({"kind": "phase", "at": [5.0, 1.5, 12345]}, (5.0, 1.5)),  # written by the process watched: trusted
     ({"kind": "phase", "at": [5.0, 1.5, 999]}, (5.0, 2.0)),  # another process's CPU: the watched one's
-    ({"kind": "phase", "at": [3.0, 1.5, 12345]}, (7.0, 1.5)),  # before the last line: not this clock
-    ({"kind": "phase", "at": [8.0, 1.5, 12345]}, (7.0, 1.5)),  # in the future: not this clock
+    # not this clock, nor then its CPU time: both marks now, so that they agree
+    ({"kind": "phase", "at": [3.0, 1.5, 12345]}, (7.0, 2.0)),  # before the last line
+    ({"kind": "phase", "at": [8.0, 1.5, 12345]}, (7.0, 2.0)),  # in the future
     ({"kind": "phase"}, (7.0, 2.0)),  # no stamp (another tool's record): when it was read
 ])
 def test_a_stamp_is_trusted_only_when_it_can_be_right(monkeypatch, line, expected):
     monkeypatch.setattr(process.time, "monotonic", lambda: 7.0)
     monkeypatch.setattr(process, "cpu_seconds", lambda pid: 2.0)
     assert process._stamp([json.dumps(line).encode()], 4.0, 12345) == expected
+
+
+EARLY = textwrap.dedent("""
+    import json, os, sys, time
+    with open(sys.argv[1], "a") as out:
+        out.write(json.dumps({"kind": "collected", "at": [time.monotonic(), time.process_time(), os.getpid()]}))
+        out.write("\\n")
+    while True:
+        pass
+""")
+
+
+def test_a_line_written_before_the_watch_began_counts_from_when_it_was_written(tmp_path):
+    # a forked child can note that its tests began before its parent starts watching it: the
+    # CPU it used since then and the wall time since then are counted from the same moment
+    record = tmp_path / "outcomes.jsonl"
+    asked = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-c", EARLY, str(record)])
+    while not record.exists() or not record.read_text().endswith("\n"):
+        time.sleep(0.01)
+    time.sleep(0.5)  # busy, unwatched
+    with limits(proc.kill, 60, record, 1.0, proc.pid, asked) as got:
+        proc.wait()
+    assert got.reason == STALLED and got.phase_seconds >= 1.0

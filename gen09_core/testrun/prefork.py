@@ -78,6 +78,7 @@ class Served:
         return json.loads(line)
 
     def _request(self, message: dict) -> dict:
+        self.asked = time.monotonic()  # a child may note its tests began before it is watched
         try:
             self.send.write(json.dumps(message) + "\n")
             self.send.flush()
@@ -96,7 +97,7 @@ class Served:
                     os.kill(target, signal.SIGKILL)
 
         try:
-            with limits(kill, timeout_sec, progress, stall_sec, pid) as reached:
+            with limits(kill, timeout_sec, progress, stall_sec, pid, self.asked) as reached:
                 done = self._read()
         finally:
             with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -101,8 +101,9 @@ def _stamp(lines: list, last: float, pid: int | None) -> tuple[float, float | No
     """When the newest of the record's new ``lines`` was written — the system's monotonic
     time and the writer's CPU seconds it carries (``at``: time, CPU, the writer's pid;
     written by gen09's plugin) — else now: the stall limit counts from the moment a phase
-    ended, not from when it was read. A time outside ``last``..now is not trusted, nor a CPU
-    time another process than ``pid`` wrote (a wrapper's pid is watched, a child writes)."""
+    ended, not from when it was read. A time outside ``last``..now is not trusted, and then
+    neither is its CPU time (both marks are taken now, so they agree), nor a CPU time another
+    process than ``pid`` wrote (a wrapper's pid is watched, a child writes)."""
     now = time.monotonic()
     cpu = cpu_seconds(pid) if pid is not None else None
     try:
@@ -110,7 +111,7 @@ def _stamp(lines: list, last: float, pid: int | None) -> tuple[float, float | No
     except (ValueError, KeyError, TypeError):
         return now, cpu
     if not isinstance(written, float) or not last <= written <= now:
-        written = now
+        return now, cpu
     if cpu is not None and isinstance(used, float) and writer == pid:
         cpu = used
     return written, cpu
@@ -118,7 +119,7 @@ def _stamp(lines: list, last: float, pid: int | None) -> tuple[float, float | No
 
 @contextlib.contextmanager
 def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: float | None = None,
-           pid: int | None = None):
+           pid: int | None = None, since: float | None = None):
     """While the block runs, ``kill()`` once a limit is reached: ``timeout_sec`` seconds,
     or, with ``stall_sec``, a stall between gen09's plugin noting in the run's record
     ``progress`` that the tests began (``collected``) and that they ended (``ran``/
@@ -129,13 +130,15 @@ def limits(kill, timeout_sec: float, progress: Path | None = None, stall_sec: fl
     grow while a busy machine makes the run wait. The record is read every ``STALL_POLL``
     seconds and again when the CPU rule comes due, so a busy loop is killed within a clock
     tick of its limit, not up to a poll later; both rules count from when the last line was
-    written (its ``at`` stamp, see ``_stamp``), not from when it was read. Yields a
-    ``Reached``."""
+    written (its ``at`` stamp, see ``_stamp``), not from when it was read; a stamp from
+    ``since`` on (the monotonic time the run was asked for, when it may write before the
+    block begins: a forked child) is trusted, an earlier one is not. Yields a ``Reached``."""
     reached = Reached()
     done = threading.Event()
 
     def watch() -> None:
-        start = last = time.monotonic()
+        start = time.monotonic()
+        last = start if since is None else min(since, start)
         offset, active, pending, cpu_mark = 0, False, b"", None
         while True:
             if stall_sec and progress is not None:
@@ -291,7 +294,7 @@ def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
     At a limit (``limits``: ``timeout_sec``, or ``stall_sec`` without progress in the
     record ``progress``) the whole process group is killed; when the command ends, any
     process it left in its group is killed too."""
-    start = time.perf_counter()
+    start, asked = time.perf_counter(), time.monotonic()
     try:
         with open(output, "wb") as sink:
             proc = start_session(cmd, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT)
@@ -307,7 +310,7 @@ def run_limited(cmd: list, cwd, env: dict, timeout_sec: float, output: Path,
             os.killpg(proc.pid, signal.SIGKILL)
 
     try:
-        with limits(kill_group, timeout_sec, progress, stall_sec, proc.pid) as reached:
+        with limits(kill_group, timeout_sec, progress, stall_sec, proc.pid, asked) as reached:
             _, status, usage = os.wait4(proc.pid, 0)  # wait4: the command's own CPU time too
     finally:
         kill_group()  # nothing the command started outlives it
