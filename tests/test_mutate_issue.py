@@ -359,3 +359,31 @@ def test_a_rust_librarys_own_assert_is_a_panic_not_a_result(tmp_path):
                                                              f"stderr:\n\n{message}", "trace": []}},
                        [doctest], [], "", tmp_path)
     assert "Observed: a result is `3` where `4` is expected." in text, text
+
+
+def test_tape_assertions_read_as_what_the_code_did(tmp_path):
+    """ljharb/qs (tape 5): every issue said only "the check reports `should be strictly equal`",
+    though tape's YAML holds both values. Read from a real tape 5.10.2 run, one test per assertion
+    (named apart from what they observe: a test's name never shows in an issue)."""
+    from gen09_core.testrun import reports
+
+    text = (Path(__file__).parent / "fixtures" / "reports" / "tape-operators.tap").read_text(encoding="utf-8")
+    messages = {case.test_id: case.message for case in reports.parse("tap", [text]).cases}
+    expected = {
+        "check 1": "Observed: a result is `2` where `3` is expected.",
+        "check 2": "Observed: a result is `{ a: [ 1, 2 ] }` where `{ a: [ 1, 3 ] }` is expected.",
+        "check 3": "Observed: a result is `2`, a value it is expected not to be.",
+        "check 4": "Observed: a result is `0` where a truthy value is expected.",
+        "check 5": "Observed: a result is `'x'` where a falsy value is expected.",
+        "check 6": "Observed: no error is raised where one is expected.",
+        "check 7": "Observed: the error raised is `{ [TypeError: boom] message: 'boom' }` where "
+                          "`[Function: RangeError]` is expected.",
+        "check 8": "Calling into `lib/utils.js` raises `Error: oops`.",
+        "check 9": "Observed: a result `'abc'` does not match `/x/`, which it is expected to.",
+        "check 10": "Observed: the check reports `never here`.",
+    }
+    assert messages.keys() == expected.keys()
+    for name, said in expected.items():
+        failures = {name: {"message": messages[name], "trace": []}}
+        text = write_issue("lib/utils.js", failures, list(failures), [], "", tmp_path)
+        assert f"1. {said}\n" in text, text

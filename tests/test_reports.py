@@ -437,3 +437,9 @@ def test_a_lone_surrogate_in_a_report_becomes_its_escape(tmp_path):
     (case,) = record.tests.values()
     assert case.message == "expected '\\ud800' to be 'x'"
     (tmp_path / "ids.txt").write_text("\n".join(record.tests), encoding="utf-8")  # valid Unicode: no error
+
+
+def test_tape_tests_named_like_its_counts_are_tests():
+    # tests named "ok", "fail" and "pass" (a real tape 5.10.2 run): their "# name" comments are not the
+    # closing counts ("# pass  1", "# fail  1") nor tape's closing "# ok"
+    assert by_id(parsed("tap", "tape-named-like-counts.tap")) == {"ok": "passed", "fail": "passed", "pass": "failed"}

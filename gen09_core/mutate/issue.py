@@ -54,7 +54,10 @@ _JEST_OLD_EQ = re.compile(r"^Expected value to (?:be|equal)\b[^\n]*:\n\s+(.+)\nR
 # node's test runner on a test whose promise is left pending with nothing else to run (p-queue)
 _NEVER_SETTLES = "Promise resolution is still pending but the event loop has already resolved"
 _JEST_SUITE = "● Test suite failed to run"  # jest's heading of a test file that did not load (dayjs)
-_TAP_YAML = re.compile(r"^found: (.+)\nwanted: (.+)$", re.M)  # node-tap's and tape's YAML
+_TAP_YAML = re.compile(r"^found: (.+)\nwanted: (.+)$", re.M)  # node-tap's YAML
+# tape's YAML: the assertion's operator, then its two values, each on its line or, when long, on the
+# line after ``|-`` (ljharb/qs: issues said only "the check reports `should be strictly equal`")
+_TAPE_YAML = re.compile(r"^operator: (\w+)\nexpected: (?:\|-\n)?(.+)\nactual: +(?:\|-\n)?(.+)$", re.M)
 _JEST_ONE = re.compile(r"^(?:Error: )?expect\(received\)\.(\w+)\(\)\n\nReceived: (.+)$", re.M)
 _JEST_WANTED = {"toBeTruthy": "a truthy value", "toBeFalsy": "a falsy value", "toBeNull": "`null`",
                 "toBeUndefined": "`undefined`", "toBeDefined": "a defined value", "toBeNaN": "`NaN`"}
@@ -260,6 +263,8 @@ def _compared(message: str, lines: list[str]) -> str | None:
         return _result(match.group(2), match.group(1))
     if match := _TAP_YAML.search(message):
         return _result(match.group(1), match.group(2))
+    if match := _TAPE_YAML.search(message):
+        return _tape(*match.groups())
     if match := _JEST_ONE.search(message):
         wanted = _JEST_WANTED.get(match.group(1))
         return f"a result is `{match.group(2)}` where {wanted} is expected." if wanted else None
@@ -312,6 +317,26 @@ def _compared(message: str, lines: list[str]) -> str | None:
     if match := _JASMINE_EQ.match(lines[0].strip()):
         path, actual, expected = match.groups()
         return _result(actual, expected, f"`{path}` of a result" if path else "a result")
+    return None
+
+
+def _tape(operator: str, expected: str, actual: str) -> str | None:
+    """The observation of a failed tape assertion ``operator`` (``t.equal``, ``t.notOk``, ...)."""
+    if operator in ("ok", "notOk"):
+        wanted = "truthy" if operator == "ok" else "falsy"
+        return f"a result is `{actual}` where a {wanted} value is expected."
+    if operator == "throws":
+        if actual == "undefined":
+            return "no error is raised where one is expected."
+        return f"the error raised is `{actual}` where `{expected}` is expected."
+    if operator in ("match", "doesNotMatch"):
+        if operator == "match":
+            return f"a result `{actual}` does not match `{expected}`, which it is expected to."
+        return f"a result `{actual}` matches `{expected}`, which it is expected not to."
+    if operator.startswith("not"):  # notEqual, notDeepEqual, notLooseEqual, ...
+        return f"a result is `{actual}`, a value it is expected not to be."
+    if "qual" in operator:  # equal, deepEqual, looseEqual, deepLooseEqual, strictEqual, ...
+        return _result(actual, expected)
     return None
 
 
@@ -396,6 +421,8 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
     first = lines[0].strip()
     if in_test and not first.startswith(("called `", "assert")):  # a test's own panic!(), not an unwrap()
         return _check(first), None
+    if re.search(r"^operator: error$", message, re.M):  # tape's t.error(err): the error the code gave
+        return None, first
     if _TAP_CHECK.search(message) and "tapCaught:" not in message:  # node-tap: the assertion's own name
         return _check(first), None
     if re.match(r"(?:Error: )?expect\(", first):  # a jest or vitest matcher's own check failed

@@ -191,8 +191,10 @@ _SCRIPT = re.compile(r"\.[cm]?[jt]sx?$")
 _POINT = re.compile(r"^(?P<indent>\s*)(?P<ok>not ok|ok)\b\s*(?P<num>\d+)?\s*(?:-\s*)?(?P<desc>.*)$")
 _TAP_TIME = re.compile(r"\s+# time=[\d.]+m?s$")  # node-tap's duration after a name
 _DIRECTIVE = re.compile(r"\s+#\s*(?P<kind>SKIP|TODO)\b.*$", re.I)
-_SUMMARY = re.compile(r"^#\s*(?:(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms|ok|not ok)\b"
-                      r"|skip \d+$)")  # the last: ava's count (tape's ``# SKIP name`` is a test)
+# a runner's closing counts (``# tests 3``, ``# duration_ms 4.5``; ava's ``# skip 1``: tape's ``# SKIP
+# name`` is a test); a test named ``ok`` or ``fail`` is a test (tape's closing ``# ok`` opens one that
+# no point follows: none)
+_SUMMARY = re.compile(r"^#\s*(?:tests|suites|pass|fail|cancelled|skipped|skip|todo|duration_ms)\s+[\d.]+\s*$")
 
 
 def parse_tap(text: str, root: str = "") -> Parsed:
