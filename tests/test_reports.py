@@ -443,3 +443,14 @@ def test_tape_tests_named_like_its_counts_are_tests():
     # tests named "ok", "fail" and "pass" (a real tape 5.10.2 run): their "# name" comments are not the
     # closing counts ("# pass  1", "# fail  1") nor tape's closing "# ok"
     assert by_id(parsed("tap", "tape-named-like-counts.tap")) == {"ok": "passed", "fail": "passed", "pass": "failed"}
+
+
+@pytest.mark.parametrize("name", ["tape-crash.tap", "tape-crash-first.tap"])
+def test_a_tape_test_that_throws_fails_with_its_error(name):
+    # ljharb/qs: a mutant made a test throw after (or at) its first assertion; tape's process died
+    # with no point for it, and the test read as passed (its earlier "ok") or not at all. Real tape
+    # 5.10.2 runs (stdout and stderr, as gen09 reads them): the test fails with the error thrown,
+    # the tests after it never ran
+    cases = {case.test_id: case for case in parsed("tap", name).cases}
+    assert {i: c.outcome for i, c in cases.items()} == {"first": "passed", "second": "failed"}
+    assert cases["second"].message.startswith("TypeError: Cannot read properties of "), cases["second"].message

@@ -25,7 +25,10 @@ Formats (``FORMAT`` of a profile's ``report = "FORMAT:PATH"``):
   ``# time=`` after a name is dropped.
   Without subtests (tape and its kin) every ``# name`` comment opens a test whose
   assertions are the TAP points under it; it fails when one of them fails. A point no
-  ``# name`` comment opened is a test of its own, its YAML block its message.
+  ``# name`` comment opened is a test of its own, its YAML block its message. A stream
+  that ends with no plan (``1..N``) and other lines after the last test's points — the
+  process died of an error the test threw (tape writes no point for it) — fails that test,
+  the error from its first line on its message (ljharb/qs: such a test read as passed).
 - ``ava-tap``: ava's ``--tap``: every point is a test (``file › title``), its YAML block its
   message; a ``# …`` comment is no test (ava writes one above a test whose hook failed:
   read as tape's, it swallowed every later test of sindresorhus/ky as its assertions).
@@ -194,6 +197,8 @@ _DIRECTIVE = re.compile(r"\s+#\s*(?P<kind>SKIP|TODO)\b.*$", re.I)
 # a runner's closing counts (``# tests 3``, ``# duration_ms 4.5``; ava's ``# skip 1``: tape's ``# SKIP
 # name`` is a test); a test named ``ok`` or ``fail`` is a test (tape's closing ``# ok`` opens one that
 # no point follows: none)
+_PLAN = re.compile(r"^1\.\.\d+")
+_RAISED = re.compile(r"^[A-Za-z_$][\w.$]*(?: \[\w+\])?: ")  # ``TypeError: …``, ``AssertionError [ERR_…]: …``
 _SUMMARY = re.compile(r"^#\s*(?:tests|suites|pass|fail|cancelled|skipped|skip|todo|duration_ms)\s+[\d.]+\s*$")
 
 
@@ -276,8 +281,14 @@ def _tap_duration(detail) -> float:
 def _tap_flat(lines, comments_open_tests: bool = True) -> list:
     entries: list = []  # [name, outcome, message lines]; a "# name" comment opens one
     current = detail = None  # the test a "# name" opened; where the lines under a point go
+    planned, after = False, []  # a "1..N" line seen; the other lines since the last point or comment
     for line in lines:
         stripped = line.strip()
+        planned = planned or bool(_PLAN.match(stripped))
+        if stripped.startswith("#") or stripped in ("---", "...") or _tap_point(line) is not None:
+            after = []
+        elif stripped:
+            after.append(stripped)
         if stripped.startswith("#"):
             if _SUMMARY.match(stripped) or not comments_open_tests:
                 detail = None
@@ -304,6 +315,9 @@ def _tap_flat(lines, comments_open_tests: bool = True) -> list:
             entry[1] = FAILED
         elif entry[1] is None or (entry[1] == SKIPPED and outcome == PASSED):
             entry[1] = outcome
+    if comments_open_tests and current is not None and not planned and after:  # died in this test
+        raised = next((i for i, ln in enumerate(after) if _RAISED.match(ln)), 0)
+        current[1:] = [FAILED, current[2] if current[1] == FAILED else after[raised:]]  # its first failure
     return [Case(name, outcome, 0.0, _short("\n".join(detail)))
             for name, outcome, detail in entries if outcome is not None]
 
