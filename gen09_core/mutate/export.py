@@ -9,6 +9,7 @@ import re
 from attrs import evolve, frozen
 
 from gen09_core.mutate.baseline import FLAKY_RULE
+from gen09_core.mutate.installable import install_command, install_fails
 
 ADAPTATIONS = (
     "validation runs only the tests covering the mutated lines, then confirms with the full "
@@ -65,6 +66,8 @@ def export_stage(ctx, work, settings, files, baseline, mutants, accepted) -> Exp
     owner = source.name.replace("/", "__")
     all_tests = list(baseline.stable + baseline.flaky + baseline.failing)
     by_id = {m.mutant_id: m for m in mutants}
+    test_env = settings.test_env
+    install = install_command(getattr(test_env, "ecosystem", "python"), work.pristine)
     tasks, outcomes, instances = [], {}, []
     journal.event("export", "started", total=len(accepted), completed=0)
     for number, (mid, verdict) in enumerate(sorted(accepted.items()), 1):
@@ -82,6 +85,13 @@ def export_stage(ctx, work, settings, files, baseline, mutants, accepted) -> Exp
                         ctx.config.seeds.mutate, mutant.complexity)
         final = tasks_dir / task_id
         if not (final / "task.toml").exists():
+            if install and (broken := install_fails(install, work.pristine, mutant.path, mutant.text,
+                                                    work.scratch, test_env.env, test_env.linked,
+                                                    test_env.build_dirs)):
+                outcomes[mid] = ("export_failed", broken)
+                journal.event("export", "failed", task_id, failure_class="verifier",
+                              detail={"install": broken})
+                continue
             try:
                 export(spec, settings, work.pristine, files, tasks_dir,
                        entity_block(pristine_text, mutant.span))

@@ -176,6 +176,17 @@ def detect(repo: Path) -> CommandRecipe | None:
     return recipe
 
 
+def install_scripts(repo: Path) -> str | None:
+    """The command that runs what installing ``repo`` runs of its own ``package.json``
+    (``LIFECYCLE``: its ``prepare`` that builds, as content-disposition 3's ``npm run build``),
+    in the order npm runs them; None when there is none."""
+    with contextlib.suppress(OSError, ValueError):
+        scripts = json.loads((Path(repo) / "package.json").read_text(encoding="utf-8")).get("scripts") or {}
+        steps = [f"npm run --silent {name}" for name in LIFECYCLE if scripts.get(name)]
+        return IN_GIT.format(" && ".join(steps)) if steps else None
+    return None
+
+
 def runs_root_scripts(repo: Path) -> bool:
     """Whether installing ``repo`` runs scripts of its own ``package.json`` (``LIFECYCLE``)."""
     with contextlib.suppress(OSError, ValueError):
