@@ -214,9 +214,13 @@ def test_a_line_written_before_the_watch_began_counts_from_when_it_was_written(t
     record = tmp_path / "outcomes.jsonl"
     asked = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-c", EARLY, str(record)])
-    while not record.exists() or not record.read_text().endswith("\n"):
-        time.sleep(0.01)
-    time.sleep(0.5)  # busy, unwatched
-    with limits(proc.kill, 60, record, 1.0, proc.pid, asked) as got:
+    try:
+        while not record.exists() or not record.read_text().endswith("\n"):
+            time.sleep(0.01)
+        time.sleep(0.5)  # busy, unwatched
+        with limits(proc.kill, 60, record, 1.0, proc.pid, asked) as got:
+            proc.wait()
+    finally:  # a busy loop never outlives the test, whatever failed
+        proc.kill()
         proc.wait()
     assert got.reason == STALLED and got.phase_seconds >= 1.0
