@@ -329,9 +329,9 @@ def _tape(operator: str, expected: str, actual: str) -> str | None:
         if actual == "undefined":
             return "no error is raised where one is expected."
         return f"the error raised is `{actual}` where `{expected}` is expected."
-    if operator in ("match", "doesNotMatch"):
-        if operator == "match":
-            return f"a result `{actual}` does not match `{expected}`, which it is expected to."
+    if operator == "match":
+        return f"a result `{actual}` does not match `{expected}`, which it is expected to."
+    if operator == "doesNotMatch":
         return f"a result `{actual}` matches `{expected}`, which it is expected not to."
     if operator.startswith("not"):  # notEqual, notDeepEqual, notLooseEqual, ...
         return f"a result is `{actual}`, a value it is expected not to be."

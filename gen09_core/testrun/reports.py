@@ -285,7 +285,8 @@ def _tap_flat(lines, comments_open_tests: bool = True) -> list:
     for line in lines:
         stripped = line.strip()
         planned = planned or bool(_PLAN.match(stripped))
-        if stripped.startswith("#") or stripped in ("---", "...") or _tap_point(line) is not None:
+        point = _tap_point(line)  # None for a comment
+        if stripped.startswith("#") or stripped in ("---", "...") or point is not None:
             after = []
         elif stripped:
             after.append(stripped)
@@ -299,7 +300,6 @@ def _tap_flat(lines, comments_open_tests: bool = True) -> list:
             entries.append(current)
             detail = current[2]
             continue
-        point = _tap_point(line)
         if point is None:
             if detail is not None and stripped and not stripped.startswith(("1..", "---", "...")):
                 detail.append(stripped)

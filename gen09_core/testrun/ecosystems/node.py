@@ -189,10 +189,7 @@ def install_scripts(repo: Path) -> str | None:
 
 def runs_root_scripts(repo: Path) -> bool:
     """Whether installing ``repo`` runs scripts of its own ``package.json`` (``LIFECYCLE``)."""
-    with contextlib.suppress(OSError, ValueError):
-        package = json.loads((Path(repo) / "package.json").read_text(encoding="utf-8"))
-        return _installs_run(package.get("scripts") or {})
-    return False
+    return install_scripts(repo) is not None
 
 
 def _installs_run(scripts: dict) -> bool:
