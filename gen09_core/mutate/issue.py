@@ -19,6 +19,12 @@ MAX_OBSERVATIONS = 3
 MAX_STATEMENT_CHARS = 600  # a longer failing statement is cut at a token boundary
 _WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
+# pytest's explanation of a comparison whose values it cut short (``{'matched_val...}``)
+_PYTEST_AT = re.compile(r"^At index (\d+) diff: (.+)$")
+_PYTEST_MORE = re.compile(r"^(Left|Right) contains (?:one|\d+) more items?"
+                          r"(?::$|: (.+)$|, first extra item: (.+)$)")
+_PYTEST_SET = re.compile(r"^Extra items in the (left|right) set:$")
+_PYTEST_ATTRIBUTE = re.compile(r"^Drill down into differing attribute (\w+):$")
 # other runners' comparisons, each giving (actual, expected): node's assert (``A !== B``, or its
 # ``+ actual - expected`` diff), jest and vitest (``Expected: A`` / ``Received: B``, a ``- Expected``
 # / ``+ Received`` diff, ``Expected substring:`` / ``Received message:`` and the like; before jest 23
@@ -236,6 +242,47 @@ def _diff_observation(body: list[str], actual_sign: str, expected_sign: str) -> 
     return None
 
 
+def _unequal(text: str) -> tuple[str, str] | None:
+    """``(left, right)`` of pytest's ``left != right`` line: split at the `` != `` outside every
+    quote and bracket."""
+    depth, quote, escaped = 0, "", False
+    for at, char in enumerate(text):
+        if quote:
+            escaped, quote = (not escaped and char == "\\"), ("" if char == quote and not escaped else quote)
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth == 0 and text.startswith(" != ", at):
+            return text[:at], text[at + 4:]
+    return None
+
+
+def _pytest_explained(lines: list[str]) -> str | None:
+    """The observation of pytest's explanation below ``assert left == right`` (``lines``): its
+    first differing item, index, attribute or extra item, else the lines of its text diff."""
+    body = [ln.strip() for ln in lines[1:] if not _WHERE.match(ln)]
+    for at, line in enumerate(body):
+        after = body[at + 1] if at + 1 < len(body) else ""
+        if (match := _PYTEST_AT.match(line)) and (sides := _unequal(match.group(2))):
+            return _result(*sides, f"item {match.group(1)} of a result")
+        if line == "Differing items:" and (sides := _unequal(after)):
+            return _result(*sides, "part of a result")
+        if (match := _PYTEST_ATTRIBUTE.match(line)) and (sides := _unequal(after.partition(": ")[2])):
+            return _result(*sides, f"the attribute `{match.group(1)}` of a result")
+        more, extra = _PYTEST_MORE.match(line), _PYTEST_SET.match(line)
+        if more or extra:
+            side = (more or extra).group(1).lower()
+            item = (more.group(2) or more.group(3) if more else None) or after
+            if item:
+                return (f"a result holds `{item}`, which is not expected." if side == "left"
+                        else f"a result lacks `{item}`, which is expected.")
+    diff = [ln[2:] for ln in lines[1:] if not ln.lstrip().startswith("?")]  # ndiff's ``?`` guides left out
+    return _diff_observation(diff, "+", "-")
+
+
 def _diffed(message: str) -> str | None:
     """The observation of a jest/vitest or node diff (``+`` the actual side), or None."""
     head = _DIFF_HEAD.search(message)
@@ -439,6 +486,10 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
     match = _ASSERT_EQ.match(first)
     if match:
         actual, expected = match.group(1), match.group(2)
+        if "..." in actual + expected and (explained := _pytest_explained(lines)):
+            return explained, None  # pytest cut the values short: its explanation shows the difference
+        if actual == expected:
+            return f"a result differs from what is expected, though both print as `{actual}`.", None
         call = None
         for ln in lines[1:]:
             where = _WHERE.match(ln)
