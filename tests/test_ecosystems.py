@@ -94,6 +94,10 @@ def test_node_builds_before_each_run_when_pretest_compiles(tmp_path):
     assert built.test.startswith("npm run --silent pretest >&2 && npx --no-install mocha test/*.mjs")
     linted = package(tmp_path, {"scripts": {"test": "mocha", "pretest": "eslint ."}, "devDependencies": dev})
     assert linted.test.startswith("npx --no-install mocha")
+    # isaacs/minimatch 10: its tests import dist/, which ``prepare`` (tshy, tsc's wrapper) builds
+    tshy = package(tmp_path, {"scripts": {"test": "tap", "pretest": "npm run prepare", "prepare": "tshy"},
+                              "devDependencies": {"tap": "^21"}})
+    assert "; npm run --silent pretest >&2 && npx --no-install tap " in tshy.test, tshy.test
     inline = package(tmp_path, {"scripts": {"test": "eslint . && npm run build && mocha", "build": "tsc -p ."},
                                 "devDependencies": dev})
     # a step gen09 runs itself finds the packages' programs as ``npm run`` would (sindresorhus/ky: "tsc: command
