@@ -239,3 +239,25 @@ def test_java_junit_xml_through_a_command_profile(tmp_path):
         assert (bundle / "tests" / "hidden" / source).is_file()
     verified = run_gen09("verify", bundle, "--json")
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_node_tests_of_what_prepare_builds_see_each_mutant(tmp_path):
+    """isaacs/minimatch 10: its tests import ``dist/``, which ``prepare`` builds at install. With a
+    build tool gen09 did not know, dist/ was built once and 13 of 20 mutants had no FAIL_TO_PASS.
+    Here ``prepare`` is a script of the repository's own that copies lib/ into dist/."""
+    need("node", "npm")
+    repo = tmp_path / "built-calc"
+    shutil.copytree(LANGS / "node-calc", repo)
+    for test in (repo / "test").iterdir():
+        test.write_text(test.read_text().replace("'../lib/", "'../dist/"))
+    (repo / "build.js").write_text("require('node:fs').cpSync('lib', 'dist', { recursive: true });\n")
+    package = json.loads((repo / "package.json").read_text())
+    package["scripts"]["prepare"] = "node build.js"
+    (repo / "package.json").write_text(json.dumps(package))
+    done = run_gen09("mutate", repo, *ARGS, "--out", tmp_path / "run")
+    assert done.returncode == 0, done.stderr
+    data = summary(tmp_path / "run")
+    assert "a test imports dist/index.js, which is not in the repository" in " ".join(
+        data["environment"]["notes"]), data["environment"]
+    assert data["exported"] >= 1, data["totals"]
+    verify_all(tmp_path / "run", data)

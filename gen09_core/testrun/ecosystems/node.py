@@ -46,6 +46,9 @@ as ``npm test`` runs it (only its steps that build, when others do not: a lint i
 so does such a step before the runner in ``scripts.test``
 (``tsc && mocha``): the tests import what it builds, so a mutant must be built first. A step
 that runs a script file of the repository (``./scripts/build.sh``) is read through that file.
+Where none is found but a test file imports a file under a folder the repository lacks
+(isaacs/minimatch 10's ``../dist/esm/index.js``: its ``prepare`` is ``tshy``), the package's
+``prepare`` scripts run before every test run, and a note says so.
 
 The work copy has no ``.git``. When the package has a lifecycle script ``npm ci`` runs
 (``prepare``, ``postinstall``, …), the install runs in an empty git repository made for it and
@@ -78,6 +81,11 @@ NO_BROWSERS = {"PUPPETEER_SKIP_DOWNLOAD": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD
 _BUILDS = re.compile(r"\b(?:tsc|tshy|tsdown|babel|rollup|rolldown|esbuild|tsup|webpack|swc|microbundle"
                      r"|unbuild|pkgroll|vite build)\b")
 _SCRIPT_FILES = (".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".mts")  # a script a step may run
+# a test file's relative import (``from '../dist/esm/index.js'``, ``require('../lib')``, ``import('./x')``)
+_RELATIVE_IMPORT = re.compile(r"""(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*)['"](\.\.?/[^'"]+)['"]""")
+_TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec"})
+_TEST_FILE = re.compile(r"[._-](?:test|spec)\.[cm]?[jt]sx?$")
+_PREPARE = ("preprepare", "prepare", "postprepare")  # what installing runs that may build
 _FORMATS = {"jest": "jest-json", "vitest": "jest-json", "mocha": "mocha-json", "jasmine": "mocha-json",
             "node": "junit", "ava": "ava-tap"}
 # the last only from scripts.test
@@ -154,6 +162,11 @@ def detect(repo: Path) -> CommandRecipe | None:
         provenance.append((f"{runner} runner", where))
         builds = _builds_before(script, runner, Path(repo))
         builds[:0] = _pretest_builds(scripts, Path(repo))
+        if not builds and (built := _imports_built(Path(repo))) and any(scripts.get(n) for n in _PREPARE):
+            # no build recognised, yet the tests import what installing built: ``prepare`` builds it
+            builds = [f"npm run --silent {name}" for name in _PREPARE if scripts.get(name)]
+            notes.append(f"a test imports {built}, which is not in the repository: "
+                         f"{' && '.join(builds)} runs before each run to build it")
     if builds:  # each one's output kept off a report on stdout
         bare = [] if all(build.startswith("npm run ") for build in builds) else [LOCAL_BIN]
         test = " && ".join([*bare, *(f"{build} >&2" for build in builds), test])
@@ -291,6 +304,23 @@ def _builds_before(script: str, runner: str, repo: Path) -> list[str]:
         if _BUILDS.search(_with_files(part, repo)):
             builds.append(part.strip())
     return []  # the runner came from the dependencies: nothing of the script runs
+
+
+def _imports_built(repo: Path) -> str | None:
+    """The first file a test of ``repo`` imports under a folder the repository lacks (isaacs/minimatch
+    10's ``dist/esm/index.js``, which its ``prepare`` builds), or None."""
+    repo = repo.resolve()
+    for path in sorted(_sources(repo)):
+        relative = path.relative_to(repo)
+        if path.suffix not in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx") or not (
+                _TEST_FOLDERS & set(relative.parts[:-1]) or _TEST_FILE.search(path.name)):
+            continue
+        for target in _RELATIVE_IMPORT.findall(path.read_text(encoding="utf-8", errors="replace")):
+            imported = (path.parent / target).resolve()
+            if imported.is_relative_to(repo) and imported != repo \
+                    and not (repo / imported.relative_to(repo).parts[0]).exists():
+                return imported.relative_to(repo).as_posix()
+    return None
 
 
 def _sources(repo: Path):
