@@ -148,3 +148,18 @@ def test_a_test_file_the_mutant_breaks_is_a_failure_of_the_covering_tests(runner
     verdict, _ = judge_same_run(base, run, covering)
     assert verdict.status == "valid" and verdict.fail_to_pass == (ids[2],)
     assert verdict.pass_to_pass == (ids[0], ids[1])
+
+
+def test_a_mutant_that_fails_every_test_says_why(tmp_path, runner_env):
+    """isaacs/minimatch 10: 8 mutants broke its build (tsc's type errors), so no test reported, and
+    each was "no P2P" with no word why. The run's first problem is the verdict's detail."""
+    repo = repo_with_tests(tmp_path, "from lib import VALUE\n\n\ndef test_a():\n    assert VALUE == 1\n\n\n"
+                                     "def test_b():\n    assert VALUE\n")
+    (repo / "lib.py").write_text("VALUE = 1\n")
+    pristine = run_job(runner_env, TestJob("p", str(repo), str(tmp_path / "jobs")))
+    base = derive_baseline(pristine, pristine)
+    mutant = run_job(runner_env, TestJob("m", str(repo), str(tmp_path / "jobs"),
+                                         {"lib.py": "raise RuntimeError('broken at import')\n"}))
+    verdict = judge(base, mutant, base.stable, "full")
+    assert verdict.status == "no_pass_to_pass" and len(base.stable) == 2, verdict
+    assert "RuntimeError: broken at import" in verdict.detail, verdict.detail

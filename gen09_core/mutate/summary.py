@@ -7,7 +7,7 @@ from attrs import frozen
 
 OUTCOME_COLUMNS = ("uncovered", "no_fail_to_pass", "no_pass_to_pass", "timeout", "crash", "confirm_rejected",
                    "over_task_cap", "export_failed", "exported")
-EXPLAINED = ("timeout", "crash", "export_failed", "confirm_rejected", "over_task_cap")
+EXPLAINED = ("no_pass_to_pass", "timeout", "crash", "export_failed", "confirm_rejected", "over_task_cap")
 
 
 @frozen

@@ -134,8 +134,9 @@ def judge(baseline: Baseline, run: TestRun, ran: tuple[str, ...], selection: str
     failures = {t: failure for t in f2p if (failure := failure_of(run, t))}
     if not f2p:
         return _verdict("no_fail_to_pass", run, ran, (), p2p)
-    if not p2p:
-        return _verdict("no_pass_to_pass", run, ran, f2p, ())
+    if not p2p:  # every test failed: what the run reported first says why (a build that failed)
+        said = (run.problem or next((failure["message"] for failure in failures.values()), "")).strip()
+        return _verdict("no_pass_to_pass", run, ran, f2p, (), detail=said.split("\n", 1)[0][:300])
     return _verdict("valid", run, ran, f2p, p2p, failures)
 
 
