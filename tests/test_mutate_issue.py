@@ -462,3 +462,22 @@ def test_a_comparison_whose_sides_print_alike_says_so(tmp_path):
                                             "trace": []}}
     text = write_issue("lib", failures, list(failures), [], "", tmp_path)
     assert "Observed: a result differs from what is expected, though both print as `{'abc...xyz'}`.\n" in text, text
+
+
+def test_hamcrest_assertions_read_as_a_result_and_what_was_expected(tmp_path):
+    """pyhamcrest 2.1.0: ``assert_that`` fails with ``Expected: …`` / ``but: was …`` under an empty
+    AssertionError line, and its issues said "a documented property of the result does not hold".
+    The messages are PyHamcrest 2.1.0's own (equal_to, contains_string, has_item, has_entry)."""
+    expected = {
+        "\nExpected: <3>\n     but: was <2>\n": "a result is `<2>` where `<3>` is expected.",
+        "\nExpected: a string containing 'EXCERPT'\n     but: was 'whatever'\n":
+            "a result is `'whatever'` where `a string containing 'EXCERPT'` is expected.",
+        "\nExpected: a sequence containing <None>\n     but: was <[1]>\n":
+            "a result is `<[1]>` where `a sequence containing <None>` is expected.",
+        "\nExpected: a dictionary containing ['x': <1>]\n     but: value for 'x' was <2>\n":
+            "`a dictionary containing ['x': <1>]` is expected, but value for 'x' was <2>.",
+    }
+    for message, said in expected.items():
+        failures = {"tests/test_h.py::test_h": {"message": f"AssertionError: {message}", "trace": []}}
+        text = write_issue("lib", failures, list(failures), [], "", tmp_path)
+        assert f"Observed: {said}\n" in text, text

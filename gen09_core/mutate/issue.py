@@ -60,6 +60,8 @@ _JEST_OLD_EQ = re.compile(r"^Expected value to (?:be|equal)\b[^\n]*:\n\s+(.+)\nR
 # node's test runner on a test whose promise is left pending with nothing else to run (p-queue)
 _NEVER_SETTLES = "Promise resolution is still pending but the event loop has already resolved"
 _JEST_SUITE = "● Test suite failed to run"  # jest's heading of a test file that did not load (dayjs)
+# Hamcrest's assert_that (PyHamcrest, and JUnit 4's assertThat): the matcher's description, then the mismatch
+_HAMCREST = re.compile(r"^Expected: (.+)\n\s+but: (?:was (.+)|(.+))$", re.M)
 _TAP_YAML = re.compile(r"^found: (.+)\nwanted: (.+)$", re.M)  # node-tap's YAML
 # tape's YAML: the assertion's operator, then its two values, each on its line or, when long, on the
 # line after ``|-`` (ljharb/qs: issues said only "the check reports `should be strictly equal`")
@@ -308,6 +310,9 @@ def _compared(message: str, lines: list[str]) -> str | None:
         return _result(match.group(4), match.group(2), f"the {noun}" if noun else "a result")
     if match := _JEST_OLD_EQ.search(message):
         return _result(match.group(2), match.group(1))
+    if match := _HAMCREST.search(message):
+        wanted, value, mismatch = match.group(1).removeprefix("is "), match.group(2), match.group(3)
+        return _result(value, wanted) if value is not None else f"`{wanted}` is expected, but {mismatch}."
     if match := _TAP_YAML.search(message):
         return _result(match.group(1), match.group(2))
     if match := _TAPE_YAML.search(message):
