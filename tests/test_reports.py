@@ -123,6 +123,19 @@ def test_node_tap_subtests_are_tests_and_their_assertions_the_message():
     assert failed.file == "test/index.js" and failed.message.startswith("should be equal\nfound: 10\nwanted: 0")
 
 
+def test_node_tap_diffs_keep_their_indentation(tmp_path):
+    """node-tap 21 (isaacs/minimatch 10): a ``diff: |`` block's context lines start with a space; the
+    YAML's lines were all stripped, so the diff was not read and its issues said "the check reports
+    `a* parsed`" (the assertion's name). A real tap 21.7 run of ``t.same``, ``t.strictSame`` and ``t.equal``."""
+    result = parsed("tap", "node-tap21-diffs.tap")
+    said = {c.test_id: write_issue("index.js", {c.test_id: {"message": c.message}}, [c.test_id], [], "", tmp_path)
+            for c in result.cases}
+    assert set(said) == {"test/checks.js::same", "test/checks.js::lacks", "test/checks.js::equal"}, said
+    assert "Observed: part of a result is `2` where `3` is expected." in said["test/checks.js::same"]
+    assert "Observed: a result lacks `Object {}`, which is expected." in said["test/checks.js::lacks"]
+    assert "Observed: a result is `2` where `3` is expected." in said["test/checks.js::equal"]
+
+
 def test_node_tap_assertions_beside_subtests_belong_to_the_file():
     text = ("TAP version 13\n# Subtest: test/x.js\n    # Subtest: sub\n        ok 1 - should be equal\n"
             "        1..1\n    ok 1 - sub # time=1ms\n    not ok 2 - should be equal\n      ---\n"

@@ -434,7 +434,7 @@ def _ava_error(opening: str, rest: str) -> str:
     """``Name: message`` of an error as ava prints it: its ``opening`` line (``TypeError {``), then
     in the ``rest`` of the YAML its field ``message: '…',``."""
     name = opening.strip().rstrip(" {")
-    said = re.search(r"^message: '(.*)',$", rest, re.M)
+    said = re.search(r"^\s*message: '(.*)',$", rest, re.M)
     return f"{name}: {said.group(1)}".replace("\\'", "'") if said and said.group(1) else name
 
 

@@ -199,6 +199,7 @@ _DIRECTIVE = re.compile(r"\s+#\s*(?P<kind>SKIP|TODO)\b.*$", re.I)
 # no point follows: none)
 _PLAN = re.compile(r"^1\.\.\d+")
 _RAISED = re.compile(r"^[A-Za-z_$][\w.$]*(?: \[\w+\])?: ")  # ``TypeError: …``, ``AssertionError [ERR_…]: …``
+_BLOCK_SCALAR = re.compile(r":\s*[|>][-+0-9]*$")  # a YAML key whose value is the indented block below it
 _SUMMARY = re.compile(r"^#\s*(?:tests|suites|pass|fail|cancelled|skipped|skip|todo|duration_ms)\s+[\d.]+\s*$")
 
 
@@ -229,11 +230,31 @@ def _tap_point(line: str):
     return len(match.group("indent").expandtabs(4)) // 4, desc, outcome
 
 
+class _YamlLines:
+    """The lines of TAP points' YAML blocks as a message keeps them: stripped, except a block
+    scalar's (node-tap's ``diff: |``), whose lines keep their indentation under its first line
+    (a diff's context lines start with a space: minimatch 10's ``t.matchSnapshot`` diffs)."""
+
+    def __init__(self):
+        self.key = self.block = None  # the indentation of the key that opened a block scalar; of its lines
+
+    def __call__(self, line: str) -> str:
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if self.key is not None and indent > self.key:
+            self.block = indent if self.block is None else self.block
+            return line[min(self.block, indent):].rstrip()
+        self.key = indent if _BLOCK_SCALAR.search(stripped) else None
+        self.block = None
+        return stripped
+
+
 def _tap_nested(lines) -> list:
     names: list = []  # open subtest names by depth
     points: list = []  # (depth, path, outcome, message lines)
     failed_asserts: dict = {}  # subtest path -> the lines of its failed assertions
     detail = None  # where the lines under the last point go
+    yaml = _YamlLines()
     for line in lines:
         stripped = line.lstrip()
         depth = len(line[:len(line) - len(stripped)].expandtabs(4)) // 4
@@ -244,7 +265,7 @@ def _tap_nested(lines) -> list:
         point = _tap_point(line)
         if point is None:
             if detail is not None and stripped and not stripped.startswith(("#", "1..")):
-                detail.append(stripped)
+                detail.append(yaml(line))
             continue
         depth, desc, outcome = point
         if depth and names[depth:depth + 1] != [desc]:  # no "# Subtest:" of its own: an assertion
@@ -282,6 +303,7 @@ def _tap_flat(lines, comments_open_tests: bool = True) -> list:
     entries: list = []  # [name, outcome, message lines]; a "# name" comment opens one
     current = detail = None  # the test a "# name" opened; where the lines under a point go
     planned, after = False, []  # a "1..N" line seen; the other lines since the last point or comment
+    yaml = _YamlLines()
     for line in lines:
         stripped = line.strip()
         planned = planned or bool(_PLAN.match(stripped))
@@ -302,7 +324,7 @@ def _tap_flat(lines, comments_open_tests: bool = True) -> list:
             continue
         if point is None:
             if detail is not None and stripped and not stripped.startswith(("1..", "---", "...")):
-                detail.append(stripped)
+                detail.append(yaml(line))
             continue
         _depth, desc, outcome = point
         entry = current if current is not None else [desc, None, []]
