@@ -136,6 +136,21 @@ def test_node_tap_diffs_keep_their_indentation(tmp_path):
     assert "Observed: a result is `2` where `3` is expected." in said["test/checks.js::equal"]
 
 
+def test_node_tap_files_that_died_or_ran_out_of_time(tmp_path):
+    """node-tap 21 (isaacs/minimatch 10): a test file that threw at import is reported by its process's
+    YAML alone (its error went to stderr), which an issue quoted as "raises `stdio: inherit`"; a file
+    it killed at ``--timeout`` is a point named ``timeout!``, not the file. A real tap 21.7 run."""
+    result = parsed("tap", "node-tap21-died.tap")
+    assert by_id(result) == {"test/dies.js": "failed", "test/hang.js": "failed"}
+    said = {c.test_id: write_issue("index.js", {c.test_id: {"message": c.message}}, [c.test_id], [], "", tmp_path)
+            for c in result.cases}
+    assert "Observed: the test program ends with exit code 1 before its checks report." in said["test/dies.js"]
+    assert "Observed: a call does not finish: the check runs out of time." in said["test/hang.js"]
+    killed = "stdio: inherit\nexternalID: test/x.js\ncommand: /usr/bin/node\nexitCode: null\nsignal: SIGKILL"
+    assert "Observed: a call does not finish: the test program is killed (SIGKILL)." in write_issue(
+        "index.js", {"test/x.js": {"message": killed}}, ["test/x.js"], [], "", tmp_path)
+
+
 def test_node_tap_assertions_beside_subtests_belong_to_the_file():
     text = ("TAP version 13\n# Subtest: test/x.js\n    # Subtest: sub\n        ok 1 - should be equal\n"
             "        1..1\n    ok 1 - sub # time=1ms\n    not ok 2 - should be equal\n      ---\n"

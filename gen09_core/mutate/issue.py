@@ -62,6 +62,8 @@ _NEVER_SETTLES = "Promise resolution is still pending but the event loop has alr
 _JEST_SUITE = "● Test suite failed to run"  # jest's heading of a test file that did not load (dayjs)
 # Hamcrest's assert_that (PyHamcrest, and JUnit 4's assertThat): the matcher's description, then the mismatch
 _HAMCREST = re.compile(r"^Expected: (.+)\n\s+but: (?:was (.+)|(.+))$", re.M)
+# node-tap's YAML of a test file's own process, all it reports of a file that died before its tests did
+_TAP_PROCESS = re.compile(r"^externalID: .*^exitCode: (\S+)\nsignal: (\S+)$", re.M | re.S)
 _TAP_YAML = re.compile(r"^found: (.+)\nwanted: (.+)$", re.M)  # node-tap's YAML
 # tape's YAML: the assertion's operator, then its two values, each on its line or, when long, on the
 # line after ``|-`` (ljharb/qs: issues said only "the check reports `should be strictly equal`")
@@ -70,9 +72,9 @@ _JEST_ONE = re.compile(r"^(?:Error: )?expect\(received\)\.(\w+)\(\)\n\nReceived:
 _JEST_WANTED = {"toBeTruthy": "a truthy value", "toBeFalsy": "a falsy value", "toBeNull": "`null`",
                 "toBeUndefined": "`undefined`", "toBeDefined": "a defined value", "toBeNaN": "`NaN`"}
 # a test that ran out of time: jest's message, vitest's (whose JSON report may carry only the
-# placeholder its timeout error took its stack from)
+# placeholder its timeout error took its stack from), pytest-timeout's, node-tap's ``expired:``
 _TIMED_OUT = re.compile(r"^(?:Error: )?(?:STACK_TRACE_ERROR$|Test timed out in "
-                        r"|thrown: \"Exceeded timeout of |Failed: Timeout \(>)")  # the last: pytest-timeout's
+                        r"|thrown: \"Exceeded timeout of |Failed: Timeout \(>|expired: )")
 # a Rust test's panic: its header line (``thread 'm::t' (123) panicked at src/lib.rs:4:9:``, or
 # before Rust 1.73 ``thread 'm::t' panicked at 'message', src/lib.rs:4:9``), and assert_eq!'s values
 _RUST_PANIC = re.compile(r"thread '[^']*' (?:\(\d+\) )?panicked at "
@@ -462,6 +464,11 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
     if in_library and lines[0].startswith(_RUST_ASSERTS) and (match := _RUST_EQ.search(message)):
         # the library's own assert_eq! / assert_ne!: the call panicked, no result was compared
         return None, f"{lines[0].strip()} (left: {match.group(1)}, right: {match.group(2)})"
+    if lines[0] == "stdio: inherit" and (match := _TAP_PROCESS.search(message)):
+        code, killed = match.groups()
+        if killed != "null":
+            return f"a call does not finish: the test program is killed ({killed}).", None
+        return f"the test program ends with exit code {code} before its checks report.", None
     if _TIMED_OUT.match(lines[0].strip()):
         return "a call does not finish: the check runs out of time.", None
     if lines[0].strip().startswith(_NEVER_SETTLES):

@@ -268,6 +268,8 @@ def _tap_nested(lines) -> list:
                 detail.append(yaml(line))
             continue
         depth, desc, outcome = point
+        if desc == "timeout!" and len(names) > depth:  # node-tap's point for a file it killed: the file's
+            desc = names[depth]
         if depth and names[depth:depth + 1] != [desc]:  # no "# Subtest:" of its own: an assertion
             detail = failed_asserts.setdefault(tuple(names), []) if outcome == FAILED else None
             if detail is not None:
