@@ -268,6 +268,7 @@ def _tap_nested(lines) -> list:
                 detail.append(yaml(line))
             continue
         depth, desc, outcome = point
+        yaml = _YamlLines()  # a point's YAML block is its own
         if desc == "timeout!" and len(names) > depth:  # node-tap's point for a file it killed: the file's
             desc = names[depth]
         if depth and names[depth:depth + 1] != [desc]:  # no "# Subtest:" of its own: an assertion
@@ -329,6 +330,7 @@ def _tap_flat(lines, comments_open_tests: bool = True) -> list:
                 detail.append(yaml(line))
             continue
         _depth, desc, outcome = point
+        yaml = _YamlLines()  # a point's YAML block is its own
         entry = current if current is not None else [desc, None, []]
         if entry is not current:  # a test of its own: its YAML is its message
             entries.append(entry)
