@@ -62,6 +62,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 import re
 import shlex
 from pathlib import Path
@@ -311,10 +312,10 @@ def _imports_built(repo: Path) -> str | None:
     10's ``dist/esm/index.js``, which its ``prepare`` builds), or None."""
     repo = repo.resolve()
     for path in sorted(_sources(repo)):
-        relative = path.relative_to(repo)
-        if path.suffix not in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx") or not (
-                _TEST_FOLDERS & set(relative.parts[:-1]) or _TEST_FILE.search(path.name)):
-            continue
+        in_tests = _TEST_FOLDERS & set(path.relative_to(repo).parts[:-1]) or _TEST_FILE.search(path.name)
+        if path.suffix not in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx") or not in_tests \
+                or not path.is_file():
+            continue  # not a test file (or a broken link)
         for target in _RELATIVE_IMPORT.findall(path.read_text(encoding="utf-8", errors="replace")):
             imported = (path.parent / target).resolve()
             if imported.is_relative_to(repo) and imported != repo \
@@ -324,9 +325,11 @@ def _imports_built(repo: Path) -> str | None:
 
 
 def _sources(repo: Path):
-    for path in repo.rglob("*"):
-        if "node_modules" not in path.parts and path.is_file():
-            yield path
+    """Every file of ``repo`` outside ``node_modules`` and ``.git`` (neither is walked: a checkout
+    a developer installed may hold a hundred thousand files there)."""
+    for folder, dirs, files in os.walk(repo):
+        dirs[:] = [d for d in dirs if d not in ("node_modules", ".git")]
+        yield from (Path(folder) / name for name in files)
 
 
 def _runner(script: str, deps: dict) -> tuple[str | None, str, str, str]:
