@@ -118,6 +118,24 @@ def test_node_builds_before_each_run_when_pretest_compiles(tmp_path):
     assert node.expand_script({**validator_scripts, "a": "run-p nothing:*"}, "a") == "run-p nothing:*"
 
 
+def test_node_tests_importing_what_the_repository_lacks_get_prepare_before_each_run(tmp_path):
+    """A build tool gen09 does not know: a test importing ``dist/`` (which the repository lacks) is
+    what tells it ``prepare`` builds what the tests run. node_modules is not read, nor a broken link."""
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "a.test.js").write_text("const { add } = require('../lib/a.js')\n")
+    (tmp_path / "test" / "broken.js").symlink_to(tmp_path / "nowhere.js")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "node_modules" / "x" / "test").mkdir(parents=True)
+    (tmp_path / "node_modules" / "x" / "test" / "b.test.js").write_text("require('../../../out/b.js')\n")
+    data = {"scripts": {"test": "node --test", "prepare": "my-builder"}}
+    assert "prepare" not in package(tmp_path, data).test
+    (tmp_path / "test" / "a.test.js").write_text("import { add } from '../dist/esm/a.js'\n")
+    built = package(tmp_path, data)
+    assert "; npm run --silent prepare >&2 && node --test" in built.test, built.test
+    assert built.notes == ("a test imports dist/esm/a.js, which is not in the repository: npm run --silent "
+                           "prepare runs before each run to build it",)
+
+
 def test_node_build_steps_are_read_through_the_script_files_they_run(tmp_path):
     """uuid 14: ``pretest`` is ``npm run build``, ``build`` is ``./scripts/build.sh``, which runs
     ``tsc``; its tests run from what that builds (``node --test dist-node/test/*.js``)."""
