@@ -414,6 +414,10 @@ def test_no_stable_tests_names_the_recipe_and_the_fix():
      'for i in $(seq 30); do echo "    at frame$i (t.js:$i:1)"; done; echo "Node.js v20"; exit 1',
      "no tap report: the command exited 1: Error: ENOENT: no such file, symlink x"),
     ('echo one; echo two; exit 3', "no tap report: the command exited 3: one / two"),  # no error line
+    # isaacs/minimatch 10: its tshy build failed on a mutant; tsc names the file before the error
+    ("echo 'src/ast.ts(307,9): error TS2367: This comparison appears to be unintentional.'; "
+     "echo 'set dialect'; echo 'building esm'; echo 'build failed'; exit 1",
+     "no tap report: the command exited 1: src/ast.ts(307,9): error TS2367: This comparison appears to be unintentional."),
 ])
 def test_a_run_that_died_before_reporting_names_its_error(tmp_path, script, said):
     from gen09_core.testrun.ecosystems.jobs import CommandEnv, install_runner, run_command_job

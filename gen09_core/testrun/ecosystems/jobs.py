@@ -108,11 +108,14 @@ def _run(env: CommandEnv, job: TestJob, folder: Path, meta: Path) -> TestRun:
 def _no_report(record: Path, fmt: str, done, output: Path) -> None:
     """A failed run with no test or problem reported: the command died before its runner
     reported (or, a report on the output, printed nothing it could read). The message, one
-    line, is the output's first line that names an error (the tail may have lost it: node
-    prints ``Error: ...`` above its stack frames), else the output's last lines."""
+    line, is the output's first line that opens with an error (the tail may have lost it: node
+    prints ``Error: ...`` above its stack frames), else its first line that names one later
+    (tsc's ``src/ast.ts(307,9): error TS2367: …``: isaacs/minimatch's build), else the output's
+    last lines."""
     text = output.read_text(encoding="utf-8", errors="replace") if output.is_file() else done.output
     said = [line.strip() for line in text.splitlines() if line.strip()]
-    at = next((i for i, line in enumerate(said) if ERROR_LINE.match(line)), None)
+    found = (i for find in (ERROR_LINE.match, ERROR_LINE.search) for i, line in enumerate(said) if find(line))
+    at = next(found, None)
     cause = " / ".join(said[-5:])[-600:] if at is None else said[at][:300]
     below = [line for line in said[at + 1:at + 8] if line.startswith("Caused by: ")] if at is not None else []
     if below:  # vitest's worker that could not start, and why (pmndrs/zustand on node 20)
