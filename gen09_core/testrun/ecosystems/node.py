@@ -163,9 +163,10 @@ def detect(repo: Path) -> CommandRecipe | None:
         provenance.append((f"{runner} runner", where))
         builds = _builds_before(script, runner, Path(repo))
         builds[:0] = _pretest_builds(scripts, Path(repo))
-        if not builds and (built := _imports_built(Path(repo))) and any(scripts.get(n) for n in _PREPARE):
+        prepare = [f"npm run --silent {name}" for name in _PREPARE if scripts.get(name)]
+        if not builds and prepare and (built := _imports_built(Path(repo))):
             # no build recognised, yet the tests import what installing built: ``prepare`` builds it
-            builds = [f"npm run --silent {name}" for name in _PREPARE if scripts.get(name)]
+            builds = prepare
             notes.append(f"a test imports {built}, which is not in the repository: "
                          f"{' && '.join(builds)} runs before each run to build it")
     if builds:  # each one's output kept off a report on stdout
@@ -313,9 +314,8 @@ def _imports_built(repo: Path) -> str | None:
     repo = repo.resolve()
     for path in sorted(_sources(repo)):
         in_tests = _TEST_FOLDERS & set(path.relative_to(repo).parts[:-1]) or _TEST_FILE.search(path.name)
-        if path.suffix not in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx") or not in_tests \
-                or not path.is_file():
-            continue  # not a test file (or a broken link)
+        if path.suffix not in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx") or not in_tests:
+            continue
         for target in _RELATIVE_IMPORT.findall(path.read_text(encoding="utf-8", errors="replace")):
             imported = (path.parent / target).resolve()
             if imported.is_relative_to(repo) and imported != repo \
@@ -326,10 +326,10 @@ def _imports_built(repo: Path) -> str | None:
 
 def _sources(repo: Path):
     """Every file of ``repo`` outside ``node_modules`` and ``.git`` (neither is walked: a checkout
-    a developer installed may hold a hundred thousand files there)."""
+    a developer installed may hold a hundred thousand files there); a broken link is no file."""
     for folder, dirs, files in os.walk(repo):
         dirs[:] = [d for d in dirs if d not in ("node_modules", ".git")]
-        yield from (Path(folder) / name for name in files)
+        yield from (path for name in files if (path := Path(folder) / name).is_file())
 
 
 def _runner(script: str, deps: dict) -> tuple[str | None, str, str, str]:
