@@ -481,3 +481,25 @@ def test_hamcrest_assertions_read_as_a_result_and_what_was_expected(tmp_path):
         failures = {"tests/test_h.py::test_h": {"message": f"AssertionError: {message}", "trace": []}}
         text = write_issue("lib", failures, list(failures), [], "", tmp_path)
         assert f"Observed: {said}\n" in text, text
+
+
+def test_a_string_node_printed_over_lines_reads_as_one_value(tmp_path):
+    """js-yaml 4 (mocha, node's assert): a long string's diff shows it as ``'a\\n' +`` lines, and the
+    issue said "part of a result is `'…(1:2)\\n' +`", a line of the value with node's ``+`` after it.
+    The messages are node 20's own, made by ``assert.strictEqual`` / ``deepStrictEqual``."""
+    messages = {
+        "Expected values to be strictly equal:\n+ actual - expected\n\n+ 'YAMLException: unidentified alias "
+        "(1:3)\\n\\n 0 | *\\n 1 | \\n-----^'\n- 'YAMLException: name of an alias node must contain at least one "
+        "character (1:2)\\n' +\n-   '\\n' +\n-   ' 1 | *\\n' +\n-   '------^'":
+            "a result is `'YAMLException: unidentified alias (1:3)\\n\\n 0 | *\\n 1 | \\n-----^'` where "
+            "`'YAMLException: name of an alias node must contain at least one character (1:2)\\n\\n 1 | *\\n"
+            "------^'` is expected.",
+        "Expected values to be strictly deep-equal:\n+ actual - expected ... Lines skipped\n\n  {\n+   a: 'var "
+        "short = 1,\\n' +\n-   a: 'var short = 2,\\n' +\n      'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n' +\n...\n"
+        "      'endxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',\n    b: 1\n  }":
+            "part of a result is `a: 'var short = 1,\\n'` where `a: 'var short = 2,\\n'` is expected.",
+    }
+    for message, said in messages.items():
+        failures = {"test/30-issues.js::Issues Should format errors": {"message": message, "trace": []}}
+        text = write_issue("lib/loader.js", failures, list(failures), [], "", tmp_path)
+        assert f"Observed: {said}" in text, text

@@ -231,18 +231,29 @@ def _diff_observation(body: list[str], actual_sign: str, expected_sign: str) -> 
     """The observation of a diff's lines ``body``, from its first line of each side (a line that
     opens a block shown as ``a: [ … ]``): a result where the whole diff is those two lines, else
     part of one; a side with no line is something held or lacked."""
-    def shown(line: str) -> str:
-        text = line[1:].strip().rstrip(",")
-        return f"{text} … {']' if text.endswith('[') else '}'}" if text.endswith(("{", "[")) else text
+    def first(sign: str) -> tuple[str | None, int]:
+        """The first line of side ``sign``, with the lines a string node printed as ``'a\\n' +``
+        continues on joined to it, and how many lines that took."""
+        start = next((at for at, ln in enumerate(body) if ln.startswith(sign)), None)
+        if start is None:
+            return None, 0
+        text, end = body[start][1:].strip(), start + 1
+        while text.endswith(" +") and end < len(body) and body[end].startswith(sign):
+            text, piece = text[:-2], body[end][1:].strip()
+            text, end = (text[:-1] + piece[1:] if text[-1:] in "'\"`" and piece[:1] == text[-1:]
+                         else f"{text} + {piece}"), end + 1
+        text = text.removesuffix(" +").rstrip(",")
+        if text.endswith(("{", "[")):
+            text = f"{text} … {']' if text.endswith('[') else '}'}"
+        return text, end - start
 
-    actual = [shown(ln) for ln in body if ln.startswith(actual_sign)]
-    expected = [shown(ln) for ln in body if ln.startswith(expected_sign)]
-    if actual and expected:
-        return _result(actual[0], expected[0], "a result" if len(body) == 2 else "part of a result")
-    if actual:
-        return f"a result holds `{actual[0]}`, which is not expected."
-    if expected:
-        return f"a result lacks `{expected[0]}`, which is expected."
+    (actual, taken), (expected, given) = first(actual_sign), first(expected_sign)
+    if actual is not None and expected is not None:
+        return _result(actual, expected, "a result" if taken + given == len(body) else "part of a result")
+    if actual is not None:
+        return f"a result holds `{actual}`, which is not expected."
+    if expected is not None:
+        return f"a result lacks `{expected}`, which is expected."
     return None
 
 
