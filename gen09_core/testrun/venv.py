@@ -179,11 +179,13 @@ def _too_old_coverage(requirements) -> list[str]:
 
 def _install_recipe(python: str, recipe: PythonRecipe, reqs: Path, project_dir: Path, env: dict) -> list[str]:
     """Install the project (with its extras) and the recipe's requirements (written to
-    ``reqs``) in one pip run. When pip finds the requirements' versions cannot go together
-    (pyee 12.0.0's pip-compiled ``requirements_dev.txt`` pins twisted 24.7.0, which needs
+    ``reqs``) in one pip run. A requirement no index holds a version of (isort 5.13.2's Poetry
+    dev-dependencies ask for ``types-pkg-resources>=0.1.2``, every release of which is yanked)
+    is left out, and the run tried again. When pip finds the requirements' versions cannot go
+    together (pyee 12.0.0's pip-compiled ``requirements_dev.txt`` pins twisted 24.7.0, which needs
     incremental >= 24.7, and incremental 22.10.0), they are installed again without their
-    exact pins; the note returned says so. A coverage.py the requirements pin older than gen09's
-    plugin needs is left out, and the note says so."""
+    exact pins. A coverage.py the requirements pin older than gen09's plugin needs is left out.
+    The notes returned say each of these."""
     old = _too_old_coverage(recipe.requirements)
     notes = [f"the repository pins {', '.join(old)}, older than gen09's per-test coverage needs "
              f"({COVERAGE_SINCE}): installed a newer coverage"] if old else []
@@ -193,23 +195,44 @@ def _install_recipe(python: str, recipe: PythonRecipe, reqs: Path, project_dir: 
     if requirements:
         args += ["-r", str(reqs)]
     args += [*recipe.plugin_packages, *RUNNER_PACKAGES]
-    what = "install the repository and its test dependencies"
-    reqs.write_text("\n".join(requirements) + "\n", encoding="utf-8")
-    try:
-        _pip(python, args, project_dir, env, what)
-        return notes
-    except EnvironmentFailure as exc:
-        relaxed = _without_versions(requirements)
-        if "ResolutionImpossible" not in str(exc) or relaxed == requirements:
-            raise
-        said = next((line for line in str(exc).splitlines() if "Cannot install" in line), "")
-        # pip names a line of the file gen09 wrote: the requirement on it says more
-        cause = re.sub(r"-r \S+ \(line (\d+)\)", lambda m: requirements[int(m[1]) - 1]
-                       if int(m[1]) <= len(requirements) else m[0], said[said.find("Cannot install"):])
-        reqs.write_text("\n".join(relaxed) + "\n", encoding="utf-8")
-        _pip(python, args, project_dir, env, f"{what}, even without their exact pins")
-    return [*notes, f"the repository's pinned test requirements cannot be installed together "
-                    f"(pip: {cause}): installed them without their exact pins"]
+    what, relaxed = "install the repository and its test dependencies", False
+    while True:
+        reqs.write_text("\n".join(requirements) + "\n", encoding="utf-8")
+        try:
+            _pip(python, args, project_dir, env, what)
+            return notes
+        except EnvironmentFailure as exc:
+            if missing := _unavailable(str(exc), requirements):
+                requirements = [line for line in requirements if line not in missing]
+                notes.append(f"no package index here has a version of the test requirement "
+                             f"{', '.join(missing)}: installed the others without it")
+                continue
+            loose = _without_versions(requirements)
+            if relaxed or "ResolutionImpossible" not in str(exc) or loose == requirements:
+                raise
+            said = next((line for line in str(exc).splitlines() if "Cannot install" in line), "")
+            # pip names a line of the file gen09 wrote: the requirement on it says more
+            cause = re.sub(r"-r \S+ \(line (\d+)\)", lambda m, lines=requirements: lines[int(m[1]) - 1]
+                           if int(m[1]) <= len(lines) else m[0], said[said.find("Cannot install"):])
+            requirements, relaxed, what = loose, True, f"{what}, even without their exact pins"
+            notes.append(f"the repository's pinned test requirements cannot be installed together "
+                         f"(pip: {cause}): installed them without their exact pins")
+
+
+def _unavailable(pip_said: str, requirements: list[str]) -> list[str]:
+    """The lines of ``requirements`` pip said it found no version of (``No matching
+    distribution found for NAME…``)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    found = re.finditer(r"No matching distribution found for ([\w.-]+)", pip_said)
+    named = {canonicalize_name(m[1]) for m in found}
+    out = []
+    for line in requirements:
+        with contextlib.suppress(InvalidRequirement):
+            if canonicalize_name(Requirement(line).name) in named:
+                out.append(line)
+    return out
 
 
 def _without_versions(requirements) -> list[str]:
