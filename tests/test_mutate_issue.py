@@ -503,3 +503,56 @@ def test_a_string_node_printed_over_lines_reads_as_one_value(tmp_path):
         failures = {"test/30-issues.js::Issues Should format errors": {"message": message, "trace": []}}
         text = write_issue("lib/loader.js", failures, list(failures), [], "", tmp_path)
         assert f"Observed: {said}" in text, text
+
+
+WORDLESS = '''
+    import pytest
+
+
+    class Tree:
+        pass
+
+
+    def step(tree):
+        return 2
+
+
+    def test_message_of_no_words():
+        assert step(Tree()) == 1, 271
+
+
+    def test_did_not_raise():
+        with pytest.raises(ValueError):
+            step(None)
+
+
+    def test_raised_neither():
+        with pytest.raises((KeyError, TypeError)):
+            step(None)
+'''
+
+
+def test_pytests_own_words_stand_in_for_a_message_of_none(tmp_path):
+    """priority 2.0.0: ``assert next(tree) == next(expected), i`` read "the check reports `271`", and a
+    ``pytest.raises`` that met no error "raises `Failed: DID NOT RAISE <class 'ValueError'>`". An
+    object's address (``at 0x7f…``), different on every run, is left out. A real pytest run."""
+    from gen09_core.testrun.jobs import TestJob, run_job
+    from tests.helpers import warm_project
+
+    repo, env = warm_project(tmp_path, "", WORDLESS)
+    run = run_job(env, TestJob("wordless", str(repo), str(tmp_path / "jobs")))
+    expected = {"test_message_of_no_words": re.compile(r"`step\(<[\w.]*Tree object>\)` returns `2`, but `1` "
+                                                       r"is expected\.\n"),
+                "test_did_not_raise": "no error is raised where `ValueError` is expected.\n",
+                "test_raised_neither": "no error is raised where `KeyError` or `TypeError` is expected.\n"}
+    assert {test_id.split("::")[-1] for test_id in run.failures} == expected.keys(), run.detail
+    for test_id, failure in run.failures.items():
+        text = write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
+        said = expected[test_id.split("::")[-1]]
+        assert (said.search(text) if isinstance(said, re.Pattern) else f"Observed: {said}" in text), text
+        assert "0x" not in text
+    # pytest before 8.4 named the class by its repr (priority 2.0.0's own run)
+    failures = {"test/test_priority.py::test_t": {"message": "Failed: DID NOT RAISE <class 'priority.priority."
+                                                              "DeadlockError'>", "trace": []}}
+    text = write_issue("priority", failures, list(failures), [], "", repo)
+    assert "Observed: no error is raised where `DeadlockError` is expected.\n" in text, text

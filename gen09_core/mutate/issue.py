@@ -53,6 +53,9 @@ _TEST_CODE = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|[._-](?:test|spec)\.
 _NODE_MATCH = re.compile(r"^The input (did not match|was expected to not match) the regular expression "
                          r"(/.*/\w*)\. Input:\n\n(.+)$", re.S)
 _NODE_MISSING = re.compile(r"^Missing expected (?:exception|rejection)(?: \((\w+)\))?\W")
+_PYTEST_NOT_RAISED = re.compile(r"^Failed: DID NOT RAISE (.+)$")  # pytest.raises met no error (priority 2)
+# an object's default repr, ``<m.Tree object at 0x7f3c2f5bf650>``: its address differs on every run
+_ADDRESS = re.compile(r"( object) at 0x[0-9a-f]+>")
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
 # jest before 23 (facebook/prop-types 15.8.1 runs jest 19): ``Expected value to be (using ===):``
 # or ``Expected value to equal:``, each value indented on the line after its heading
@@ -352,6 +355,11 @@ def _compared(message: str, lines: list[str]) -> str | None:
         return f"a result `{shown}` matches `{pattern}`, which it is expected not to."
     if match := _NODE_MISSING.match(message.strip() + " "):
         return f"no error is raised where {f'`{match.group(1)}`' if match.group(1) else 'one'} is expected."
+    if match := _PYTEST_NOT_RAISED.match(lines[0].strip()):
+        raised = match.group(1).removeprefix("any of ")  # ``<class 'E'>``, or since pytest 8.4 ``E``
+        classes = re.findall(r"<class '([\w.]+)'>", raised) or re.findall(r"[^\W\d][\w.]*", raised)
+        names = " or ".join(f"`{_simple(name)}`" for name in classes)
+        return f"no error is raised where {names or 'one'} is expected."
     if match := _NODE_OK.match(message.strip()):
         expression = " ".join(ln.strip() for ln in (match.group("inner") or match.group("whole")).splitlines()
                               if ln.strip()).rstrip(",")
@@ -506,6 +514,9 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
     failed_check = first.startswith("AssertionError")
     if failed_check:
         first = first[len("AssertionError"):].lstrip(":").strip()
+        if not re.search(r"[^\W\d_]", first) and len(lines) > 1 and lines[1].startswith("assert "):
+            lines = lines[1:]  # ``assert a == b, 271``: a message of no words; pytest's comparison says more
+            first = lines[0]
     match = _ASSERT_EQ.match(first)
     if match:
         actual, expected = match.group(1), match.group(2)
@@ -546,7 +557,7 @@ def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path)
             continue
         repro = _repro_line(nodeid, failure, repo)
         observation, exception = _symptom(failure.get("message", ""), nodeid.partition("::")[0])
-        key = tuple(_clean(_printable(text), forbidden) if text else None
+        key = tuple(_clean(_ADDRESS.sub(r"\1>", _printable(text)), forbidden) if text else None
                     for text in (repro, observation, exception))
         if key in seen or not any(key):
             continue
