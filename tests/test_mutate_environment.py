@@ -247,6 +247,34 @@ def test_a_test_requirement_no_index_has_is_left_out_and_said(tmp_path):
         build_from_recipe(detect(repo), tmp_path / "venv2", repo)
 
 
+def test_a_pytest_plugin_pytest_cannot_load_is_left_out_and_said(tmp_path):
+    # isort 5.13.2's dev dependency pylama declares pytest_collect_file(path, parent), which pytest 9
+    # refuses: every run of its suite failed before collecting a test ("no stable passing tests")
+    from gen09_core.testrun.detect import detect
+    from gen09_core.testrun.venv import build_from_recipe
+
+    plugin = tmp_path / "plugins"
+    (plugin / "src").mkdir(parents=True)
+    (plugin / "src" / "refused.py").write_text("def pytest_collect_file(path, parent):\n    return None\n")
+    (plugin / "src" / "broken.py").write_text("import gen09_no_such_module\n")
+    (plugin / "src" / "fine.py").write_text("def pytest_configure(config):\n    pass\n")
+    (plugin / "pyproject.toml").write_text(
+        '[project]\nname = "three-plugins"\nversion = "1"\n[project.entry-points.pytest11]\n'
+        'refused = "refused"\nbroken = "broken"\nfine = "fine"\n'
+        '[tool.setuptools]\npackage-dir = {"" = "src"}\npy-modules = ["refused", "broken", "fine"]\n')
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "repo.py").write_text("X = 1\n")
+    lock, notes = build_from_recipe(detect(repo), tmp_path / "venv", repo,
+                                    install=(f"python -m pip install -q {plugin}",))
+    assert lock.plugins == ("fine",)
+    assert sorted(notes) == [
+        "pytest cannot load the plugin broken (ModuleNotFoundError: No module named 'gen09_no_such_module'): left out of every run",
+        "pytest cannot load the plugin refused (Plugin 'refused' for hook 'pytest_collect_file' hookimpl "
+        "definition: pytest_collect_file(path, parent) Argument(s) {'path'} are declared in the hookimpl but "
+        "can not be found in the hookspec): left out of every run"]
+
+
 def test_a_coverage_pinned_older_than_gen09s_plugin_needs_is_replaced_and_said(tmp_path):
     # pyparsing 3.1.4's tests/requirements.txt pins coverage==4.4.2, which has no switch_context: every
     # pristine run failed inside gen09's plugin, and the run said "no stable passing tests (1727 flaky)"

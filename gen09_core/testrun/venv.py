@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 from packaging.specifiers import SpecifierSet
 
 from gen09_core.errors import EnvironmentFailure
@@ -126,15 +126,35 @@ def create_venv(venv: Path, python: str | None = None) -> str:
 _PROBE = "def test_probe():\n    assert [1] == [1]\n"
 
 
-def pytest_problem(python: str, env: dict) -> str:
+def pytest_problem(python: str, env: dict, plugins: tuple = ()) -> str:
     """"" when the environment's pytest runs a test file with an ``assert`` (which it
-    rewrites) on its interpreter, else the tail of what it printed. pytest 6.0.1, which
-    hpack 4.0.0's tox.ini pins, cannot on Python 3.11: its rewritten code does not compile."""
+    rewrites) on its interpreter, loading ``plugins``, else the tail of what it printed. pytest
+    6.0.1, which hpack 4.0.0's tox.ini pins, cannot on Python 3.11: its rewritten code does not
+    compile."""
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "test_gen09_probe.py").write_text(_PROBE, encoding="utf-8")
-        done = run_in_session([python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_gen09_probe.py"],
-                              cwd=folder, env={**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+        loads = [arg for name in ("no:cacheprovider", *plugins) for arg in ("-p", name)]
+        done = run_in_session([python, "-m", "pytest", *loads, "-q", "test_gen09_probe.py"], cwd=folder,
+                              env={**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
     return "" if done.returncode == 0 else tail(done.stdout + done.stderr, 6, 1000)
+
+
+_REFUSED = re.compile(r'Error (?:while loading|importing) plugin "([^"]+)"[.:]?\s+(?:[\w.]+: )?(.*)', re.S)
+
+
+def _without_refused_plugins(python: str, env: dict, lock: Lock) -> tuple[Lock, list[str]]:
+    """``lock`` without the pytest plugins its pytest refuses to load, and a note on each: isort
+    5.13.2's dev dependency pylama declares ``pytest_collect_file(path, parent)``, which pytest 9
+    no longer has, and every run of its suite failed before collecting a test."""
+    plugins, notes = list(lock.plugins), []
+    while plugins and (match := _REFUSED.search(pytest_problem(python, env, tuple(plugins)))) and (
+            match[1] in plugins):
+        plugins.remove(match[1])
+        # an import error: its traceback's last line
+        errors = [line[2:].strip() for line in match[2].splitlines() if line.startswith("E ")]
+        said = errors[-1] if errors else " ".join(match[2].split())
+        notes.append(f"pytest cannot load the plugin {match[1]} ({said[:300]}): left out of every run")
+    return evolve(lock, plugins=tuple(plugins)), notes
 
 
 def _pytest_pins(requirements) -> list[str]:
@@ -287,6 +307,9 @@ def build_from_recipe(recipe: PythonRecipe, venv: Path, project_dir: Path, insta
         raise EnvironmentFailure(f"pytest does not run in the test environment (a test file with one assert "
                                  f"failed): {problem}")
     lock = capture(python, recipe, plugins)
+    if plugins is None:
+        lock, refused = _without_refused_plugins(python, env, lock)
+        notes += refused
     if why:
         installed = next(p for p in lock.packages if p.lower().startswith("pytest=="))
         notes.append(f"the repository pins {', '.join(pins)}, which does not run on Python {lock.python} "
