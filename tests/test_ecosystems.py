@@ -106,6 +106,17 @@ def test_node_builds_before_each_run_when_pretest_compiles(tmp_path):
     both = package(tmp_path, {"scripts": {"test": "tsc && mocha", "pretest": "babel src -d lib"},
                               "devDependencies": dev})
     assert both.test.startswith(f"{node.LOCAL_BIN} && npm run --silent pretest >&2 && tsc >&2 && npx --no-install mocha")
+    # kpdecker/jsdiff 8: yarn's ``yarn tsc …`` runs the binary tsc, and yarn is not installed here: the
+    # pristine runs ended "yarn: command not found"
+    jsdiff = package(tmp_path, {"scripts": {
+        "test": "nyc yarn _test", "_test": "yarn build && cross-env NODE_ENV=test yarn run-mocha",
+        "build": "yarn lint && yarn generate-esm && yarn run-rollup", "lint": "yarn eslint",
+        "generate-esm": "yarn tsc --module nodenext --outDir libesm && yarn exec node --eval 1",
+        "run-rollup": "rollup -c rollup.config.mjs", "run-mocha": "mocha --require ./runtime 'test/**/*.js'",
+        "pack": "yarn pack"}, "devDependencies": dev})
+    assert jsdiff.test.startswith(f"{node.LOCAL_BIN} && tsc --module nodenext --outDir libesm >&2 && rollup -c rollup.config.mjs >&2 && npx --no-install mocha "
+                                  "--require ./runtime 'test/**/*.js' --reporter json"), jsdiff.test
+    assert node.expand_script({"a": "yarn pack && pnpm install x"}, "a") == "yarn pack && pnpm install x"
     # validator.js 13: ``pretest`` is ``npm run build && npm run lint``, ``build`` npm-run-all's ``run-p build:*``
     # (babel and rollup): not followed, so nothing built the ../validator its tests require; the lint is no build
     validator = package(tmp_path, {"scripts": {

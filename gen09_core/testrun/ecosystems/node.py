@@ -38,7 +38,9 @@ dependencies:
 
 ``npm run NAME`` / ``npm test`` (or pnpm's and yarn's, as vercel/ms has, and their
 ``pnpm NAME`` when NAME is a script, as unjs/defu has, and npm-run-all's ``run-p build:*``,
-as validator.js has) inside a script is followed to the scripts it names. The
+as validator.js has) inside a script is followed to the scripts it names; a ``yarn X`` (or
+``pnpm X``) where X is no script runs the package binary X, as X itself (kpdecker/jsdiff's
+``yarn tsc …``: yarn need not be installed). The
 browsers puppeteer, playwright and cypress would download at install are not downloaded
 (``NO_BROWSERS``): a suite that needs one fails its pristine run, saying so. A ``pretest``
 script that compiles or bundles (``tsc``, ``babel``, ``rollup``, …) runs before every test run,
@@ -105,6 +107,11 @@ _RUN_ALL = re.compile(r"\b(?:run-[ps]|npm-run-all)((?:[ \t]+[^\s&|;]+)+)")
 # defu's ``pnpm test:types``; else a binary, as ``pnpm vitest run``)
 _RUN_SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn) (?:run(?:-script)?(?: --silent| -s)? ([\w:.-]+)"
                          r"|(test)(?![\w:.-]))|\b(?:pnpm|yarn) ([\w:.-]+)")
+# pnpm's and yarn's own commands: any other ``yarn X`` that names no script runs the package binary X
+# (kpdecker/jsdiff's ``yarn tsc --module commonjs``), run as X itself: yarn need not be installed
+_PM_OWN = {"add", "audit", "bin", "cache", "config", "create", "dlx", "global", "import", "info", "init",
+           "install", "link", "list", "ls", "outdated", "pack", "publish", "rebuild", "remove", "set", "tag",
+           "unlink", "up", "upgrade", "version", "why", "workspace", "workspaces"}
 # npm's way past a peer conflict it refuses (ERESOLVE); it must also hold for the bundle's ``npm ci``,
 # which checks the lock against it
 PEER_LENIENT = {"npm_config_legacy_peer_deps": "true"}
@@ -260,8 +267,8 @@ def _expanded(scripts: dict, text: str, depth: int = 0) -> str:
 
     def follow(match):
         run, test, bare = match.groups()
-        if bare is not None and bare not in scripts:
-            return match.group(0)
+        if bare is not None and bare not in scripts:  # a binary, which ``npm run`` puts on PATH too
+            return match.group(0) if bare in _PM_OWN else "" if bare == "exec" else bare
         return _expanded(scripts, str(scripts.get(run or test or bare) or ""), depth + 1) or match.group(0)
 
     def run_all(match):  # its words that are no option name scripts, ``*`` within one ``:`` part
