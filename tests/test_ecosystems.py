@@ -547,3 +547,26 @@ def test_a_package_lock_package_json_moved_past_installs_with_npm_install(tmp_pa
     lock = json.loads((repo / "package-lock.json").read_text())
     assert lock["packages"]["node_modules/is-number"]["version"] == "6.0.0"
     assert "out of step with package.json" in env.describe()["notes"][-1]
+
+
+def test_mocha_runs_with_the_tdd_interface_the_tests_use(tmp_path):
+    """mde/ejs runs ``mocha --u tdd`` from its jakefile (``npx jake test``); its ``test/mocha.opts``,
+    which mocha 8 and later do not read, says ``--ui tdd``. Run as mocha's default bdd interface,
+    every test file stopped at ``ReferenceError: suite is not defined``."""
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "ejs.js").write_text("const ejs = require('..');\n\nsuite('render', function () {\n"
+                                              "  test('works', function () {});\n});\n")
+    (tmp_path / "test" / "mocha.opts").write_text("--ui tdd\n")
+    ejs = {"scripts": {"test": "npx jake test"}, "devDependencies": {"jake": "^10", "mocha": "^10.2.0"}}
+    recipe = package(tmp_path, ejs)
+    assert recipe.test.startswith("npx --no-install mocha --ui tdd --reporter json"), recipe.test
+    assert recipe.notes == ("the tests use mocha's tdd interface (test/ejs.js calls suite(), no test file calls "
+                            "describe()) and nothing tells mocha so: run with --ui tdd",)
+    # an interface named anywhere mocha reads it, or a bdd test file, leaves the command alone
+    for named in ({**ejs, "scripts": {"test": "mocha -u tdd"}}, {**ejs, "mocha": {"ui": "tdd"}}):
+        assert "--ui" not in package(tmp_path, named).test
+    (tmp_path / ".mocharc.yml").write_text("ui: qunit\n")
+    assert "--ui" not in package(tmp_path, ejs).test
+    (tmp_path / ".mocharc.yml").unlink()
+    (tmp_path / "test" / "more.test.js").write_text("describe('x', () => {});\n")
+    assert "--ui" not in package(tmp_path, ejs).test and not package(tmp_path, ejs).notes

@@ -22,7 +22,8 @@ dependencies:
   start on node 20, and nothing said why), format ``jest-json``;
 - ``mocha`` → ``--reporter json --reporter-option output=...`` (before mocha 9, by the major
   version ``devDependencies`` asks for, gen09's ``gen09_mocha_json.cjs``: mocha's own json
-  reporter then names no test's file and writes only to stdout), format ``mocha-json``;
+  reporter then names no test's file and writes only to stdout), format ``mocha-json``; with
+  ``--ui tdd`` when the tests call only ``suite()`` and nothing names an interface (mde/ejs);
 - ``tape`` → its TAP on stdout, format ``tap`` (a wrapper such as ``nyc`` is dropped);
 - ``ava`` → ``--tap``: its TAP on stdout, format ``ava-tap`` (each point a test, a test's YAML its
   message);
@@ -166,6 +167,10 @@ def detect(repo: Path) -> CommandRecipe | None:
     deps = {**(package.get("dependencies") or {}), **(package.get("devDependencies") or {})}
     test, fmt, where, runner = _runner(script, deps)
     builds = []
+    if runner == "mocha" and (tdd := _tdd_only(Path(repo), package, test)):
+        test = test.replace(f"{BIN} mocha", f"{BIN} mocha --ui tdd", 1)
+        notes.append(f"the tests use mocha's tdd interface ({tdd} calls suite(), no test file calls "
+                     "describe()) and nothing tells mocha so: run with --ui tdd")
     if test is not None:
         provenance.append((f"{runner} runner", where))
         builds = _builds_before(script, runner, Path(repo))
@@ -329,6 +334,34 @@ def _imports_built(repo: Path) -> str | None:
                     and not (repo / imported.relative_to(repo).parts[0]).exists():
                 return imported.relative_to(repo).as_posix()
     return None
+
+
+_SUITE_CALL = re.compile(r"^\s*suite\(", re.M)
+_DESCRIBE_CALL = re.compile(r"^\s*describe\(", re.M)
+
+
+def _tdd_only(repo: Path, package: dict, test: str) -> str | None:
+    """The first test file of ``repo`` that calls mocha's tdd ``suite()`` when none calls
+    ``describe()`` and neither the ``test`` command nor a mocha configuration names an interface
+    (mde/ejs runs ``mocha --u tdd`` from its jakefile; its ``test/mocha.opts``, which says
+    ``--ui tdd``, mocha 8 and later do not read); else None."""
+    configs = [repo / name for name in (".mocharc.js", ".mocharc.cjs", ".mocharc.yaml", ".mocharc.yml",
+                                        ".mocharc.json", ".mocharc.jsonc")]
+    if re.search(r"(?:^|\s)(?:-u|--u|--ui)[\s=]", test) or "mocha" in package or any(
+            path.is_file() and re.search(r"\bui\b", path.read_text(encoding="utf-8", errors="replace"))
+            for path in configs):
+        return None
+    tdd = None
+    for path in sorted(_sources(repo)):
+        in_tests = _TEST_FOLDERS & set(path.relative_to(repo).parts[:-1]) or _TEST_FILE.search(path.name)
+        if path.suffix not in (".js", ".mjs", ".cjs", ".ts") or not in_tests:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if _DESCRIBE_CALL.search(text):
+            return None
+        if tdd is None and _SUITE_CALL.search(text):
+            tdd = path.relative_to(repo).as_posix()
+    return tdd
 
 
 def _sources(repo: Path):
