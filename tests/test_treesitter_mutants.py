@@ -194,3 +194,15 @@ def test_dry_run_takes_the_recipe_options_from_the_config(tmp_path):
     config.write_text('[recipe.swe_smith]\nmodifiers = ["no_such_modifier"]\n')
     wrong = run_gen09("mutate", REAL, "--config", config, "--dry-run")
     assert wrong.returncode == 2 and "no_such_modifier" in wrong.stderr and "remove_err_guard" in wrong.stderr
+
+
+def test_a_builds_own_files_are_not_mutated_by_default():
+    """mde/ejs: 8 of 20 mutants went to benchmark/bench-ejs.js, jakefile.js and jakelib/, which no test
+    runs (7 of them "no F2P", one broke the build before every test)."""
+    from gen09_core.mutate.mutants import wanted
+    from gen09_core.mutate.recipes.swe_smith import DEFAULT_EXCLUDE
+
+    left_out = ["benchmark/bench-ejs.js", "jakefile.js", "jakelib/ecosystem.js", "Gruntfile.js", "gulpfile.js",
+                "rollup.config.mjs", "eslint.config.cjs", "vite.config.ts", "karma.conf.js", "example/app.js"]
+    kept = ["lib/esm/ejs.js", "bin/cli.js", "src/config.js", "index.js", "lib/benchmark.js"]
+    assert [rel for rel in left_out + kept if wanted(rel, (), DEFAULT_EXCLUDE)] == kept

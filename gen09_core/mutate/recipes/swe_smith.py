@@ -33,8 +33,12 @@ VERSION = "1"
 MIRRORS = ("SWE-bench/SWE-smith procedural bug generation (swesmith/bug_gen/procedural, Python "
            "modifiers) and its validation rules (F2P: passes on pristine, fails on the bug; "
            "P2P: passes on both; valid with >= 1 of each); re-implemented, no upstream code")
+# a build's own files are no library code either: mde/ejs gave 8 of its 20 mutants to benchmark/bench-ejs.js,
+# its jakefile.js and jakelib/, none of which its tests run
 DEFAULT_EXCLUDE = ("test_*.py", "*_test.py", "tests/*", "test/*", "*/tests/*", "*/test/*", "testing/*",
-                   "conftest.py", "setup.py", "docs/*", "doc/*", "examples/*", "benchmarks/*", "bench/*")
+                   "conftest.py", "setup.py", "docs/*", "doc/*", "examples/*", "example/*", "benchmarks/*",
+                   "benchmark/*", "bench/*", "jakefile.js", "Jakefile", "jakelib/*", "[Gg]runtfile.js",
+                   "[Gg]ulpfile.js", "*.config.[cm]js", "*.config.js", "*.config.ts", "karma.conf.js")
 
 
 @frozen
