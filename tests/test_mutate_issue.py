@@ -556,3 +556,26 @@ def test_pytests_own_words_stand_in_for_a_message_of_none(tmp_path):
                                                               "DeadlockError'>", "trace": []}}
     text = write_issue("priority", failures, list(failures), [], "", repo)
     assert "Observed: no error is raised where `DeadlockError` is expected.\n" in text, text
+
+
+def test_nodes_loose_equal_and_a_templates_located_error_read_as_what_went_wrong(tmp_path):
+    """mde/ejs (mocha, node's assert.equal): issues said "raises `'<p>New</p>' == '<p>Old</p>'`", and
+    "raises `examples/output-function.ejs:2`", the first line of an error ejs rethrows with the template's
+    lines. The first three messages are node 20's own; a Python test's ``A == B`` (unittest's
+    assertNotEqual) is not read as node's."""
+    messages = {
+        "'<p>New</p>\\n' == '<p>Old</p>\\n'": "Observed: a result is `'<p>New</p>\\n'` where `'<p>Old</p>\\n'` "
+                                               "is expected.",
+        "undefined == true": "Observed: a result is `undefined` where `true` is expected.",
+        "'a == b' != 'a == b'": "Observed: a result is `'a == b'`, a value it is expected not to be.",
+        "Error: examples/output-function.ejs:2\n    1| <ul>\n >> 2| <%- include('/hello.ejs') %>\n    3| <%\n\n"
+        "Internal EJS error: no file name or template provided\n    at handleCache (lib/cjs/ejs.js:211:19)":
+            "raises `Error: Internal EJS error: no file name or template provided`.",
+        "ejs:1\n >> 1| <p><%= it.name %></p>\n\nit is not defined": "raises `it is not defined`.",
+    }
+    for message, said in messages.items():
+        failures = {"test/ejs.js::ejs.render(str, data, opts) support caching": {"message": message, "trace": []}}
+        text = write_issue("lib/esm/ejs.js", failures, list(failures), [], "", tmp_path)
+        assert said in text, text
+    failures = {"tests/test_t.py::T::test_differs": {"message": "AssertionError: 1 == 1", "trace": []}}
+    assert "a result is `1` where" not in write_issue("lib", failures, list(failures), [], "", tmp_path)

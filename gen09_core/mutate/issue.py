@@ -90,6 +90,10 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # kept out of the text: a mu
 _C_ASSERT = re.compile(r"^\S+: \S+:\d+: (\w+): Assertion `(.+)' failed\.$")
 # where a C test printed its failure (``test_array.c:42: ``): the test's own file, which must not show
 _LOCATION = re.compile(r"^[\w./-]+\.\w+:\d+:(?:\d+:)?\s+")
+# an error a template engine rethrows with the template's place and lines (mde/ejs:
+# ``examples/output-function.ejs:2``, the lines, a blank line, then what went wrong)
+_LOCATED = re.compile(r"(?P<kind>\w*Error: )?[\w./-]+:\d+\n(?:[^\n]*\n)*?\n(?P<said>\S[^\n]*)")
+_JS_TEST = re.compile(r"\.[cm]?[jt]sx?$")
 # JUnit's assertions, after the test's own message (``msg ==> `` in JUnit 5): assertEquals (JUnit 5
 # ``expected: <A> but was: <B>``, JUnit 4 ``expected:<A> but was:<B>``), assertThrows' two failures,
 # assertNotNull and assertNotEquals
@@ -260,9 +264,9 @@ def _diff_observation(body: list[str], actual_sign: str, expected_sign: str) -> 
     return None
 
 
-def _unequal(text: str) -> tuple[str, str] | None:
-    """``(left, right)`` of pytest's ``left != right`` line: split at the `` != `` outside every
-    quote and bracket."""
+def _unequal(text: str, sign: str = " != ") -> tuple[str, str] | None:
+    """``(left, right)`` of pytest's ``left != right`` line (or another ``sign``'s): split at the
+    ``sign`` outside every quote and bracket."""
     depth, quote, escaped = 0, "", False
     for at, char in enumerate(text):
         if quote:
@@ -273,8 +277,8 @@ def _unequal(text: str) -> tuple[str, str] | None:
             depth += 1
         elif char in ")]}":
             depth -= 1
-        elif depth == 0 and text.startswith(" != ", at):
-            return text[:at], text[at + 4:]
+        elif depth == 0 and text.startswith(sign, at):
+            return text[:at], text[at + len(sign):]
     return None
 
 
@@ -477,6 +481,8 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
             in_test = bool(_RUST_TESTS.match(at))
             # not the test's own file (a doctest's own check names its source file: never the library's)
             in_library = not in_test and test_file not in ("", "doctest") and at != test_file
+    if located := _LOCATED.match(message.strip()):
+        message = (located.group("kind") or "") + located.group("said")
     lines = [ln for ln in message.splitlines() if ln.strip()]
     if not lines:
         return None, None
@@ -496,6 +502,11 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
         return read
     if compared := _compared(message, lines):
         return compared, None
+    if _JS_TEST.search(test_file) and len(lines) == 1:  # node: assert.equal (A == B), notEqual
+        if sides := _unequal(lines[0].removeprefix("AssertionError: "), " == "):
+            return _result(*sides), None
+        if sides := _unequal(lines[0].removeprefix("AssertionError: ")):
+            return f"a result is `{sides[0]}`, a value it is expected not to be.", None
     first = lines[0].strip()
     if in_test and not first.startswith(("called `", "assert")):  # a test's own panic!(), not an unwrap()
         return _check(first), None
