@@ -572,6 +572,17 @@ def test_nodes_loose_equal_and_a_templates_located_error_read_as_what_went_wrong
         "Internal EJS error: no file name or template provided\n    at handleCache (lib/cjs/ejs.js:211:19)":
             "raises `Error: Internal EJS error: no file name or template provided`.",
         "ejs:1\n >> 1| <p><%= it.name %></p>\n\nit is not defined": "raises `it is not defined`.",
+        # node's assert.ifError around a rethrown error, and an error rethrown around another (ejs's includes)
+        "ifError got unwanted exception: test/fixtures/views.ejs:1\n >> 1| <div><%- include(p) %></div>\n    2| "
+        "\n\noptions.includer is not a function":
+            "raises `ifError got unwanted exception: options.includer is not a function`.",
+        "examples/output-function.ejs:2\n    1| <ul>\n >> 2| <%- include('/hello.ejs') %>\n\nexamples/output-"
+        "function.ejs:2\n    1| myFileLoad: <ul>\n\nCannot read properties of undefined (reading 'replace')":
+            "raises `Cannot read properties of undefined (reading 'replace')`.",
+        # assert.equal of long strings: node prints each over lines
+        "'ReferenceError: \\n' +\n  '\\n' +\n  'users is not defined' == 'ReferenceError: error.ejs:2\\n' +\n"
+        "  'users is not defined'": "Observed: a result is `'ReferenceError: \\n\\nusers is not defined'` where "
+                                    "`'ReferenceError: error.ejs:2\\nusers is not defined'` is expected.",
     }
     for message, said in messages.items():
         failures = {"test/ejs.js::ejs.render(str, data, opts) support caching": {"message": message, "trace": []}}

@@ -92,7 +92,9 @@ _C_ASSERT = re.compile(r"^\S+: \S+:\d+: (\w+): Assertion `(.+)' failed\.$")
 _LOCATION = re.compile(r"^[\w./-]+\.\w+:\d+:(?:\d+:)?\s+")
 # an error a template engine rethrows with the template's place and lines (mde/ejs:
 # ``examples/output-function.ejs:2``, the lines, a blank line, then what went wrong)
-_LOCATED = re.compile(r"(?P<kind>\w*Error: )?[\w./-]+:\d+\n(?:[^\n]*\n)*?\n(?P<said>\S[^\n]*)")
+_LOCATED = re.compile(r"(?P<head>(?:[^\n]*: )?)[\w./-]+:\d+\n(?:[^\n]*\n)*?\n(?=\S)")
+# node's print of a long string over lines (``'a\n' +`` then ``  'b'``), joined back into one literal
+_JOINED = re.compile(r"""(['"`]) \+\n\s+\1""")
 _JS_TEST = re.compile(r"\.[cm]?[jt]sx?$")
 # JUnit's assertions, after the test's own message (``msg ==> `` in JUnit 5): assertEquals (JUnit 5
 # ``expected: <A> but was: <B>``, JUnit 4 ``expected:<A> but was:<B>``), assertThrows' two failures,
@@ -481,8 +483,8 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
             in_test = bool(_RUST_TESTS.match(at))
             # not the test's own file (a doctest's own check names its source file: never the library's)
             in_library = not in_test and test_file not in ("", "doctest") and at != test_file
-    if located := _LOCATED.match(message.strip()):
-        message = (located.group("kind") or "") + located.group("said")
+    while located := _LOCATED.match(message.strip()):  # an error rethrown around another: the innermost
+        message = located.group("head") + message.strip()[located.end():]
     lines = [ln for ln in message.splitlines() if ln.strip()]
     if not lines:
         return None, None
@@ -502,10 +504,11 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
         return read
     if compared := _compared(message, lines):
         return compared, None
-    if _JS_TEST.search(test_file) and len(lines) == 1:  # node: assert.equal (A == B), notEqual
-        if sides := _unequal(lines[0].removeprefix("AssertionError: "), " == "):
+    loose = _JOINED.sub("", message.strip()).removeprefix("AssertionError: ")
+    if _JS_TEST.search(test_file) and "\n" not in loose:  # node: assert.equal (A == B), notEqual
+        if sides := _unequal(loose, " == "):
             return _result(*sides), None
-        if sides := _unequal(lines[0].removeprefix("AssertionError: ")):
+        if sides := _unequal(loose):
             return f"a result is `{sides[0]}`, a value it is expected not to be.", None
     first = lines[0].strip()
     if in_test and not first.startswith(("called `", "assert")):  # a test's own panic!(), not an unwrap()
