@@ -275,6 +275,30 @@ def test_a_pytest_plugin_pytest_cannot_load_is_left_out_and_said(tmp_path):
         "can not be found in the hookspec): left out of every run"]
 
 
+def test_pytest_asyncios_start_up_warning_does_not_end_a_suite_that_errors_on_warnings(tmp_path):
+    # aiosignal 1.3.1: setup.cfg sets asyncio_mode (gen09 installs the newest pytest-asyncio) and
+    # filterwarnings = error; pytest-asyncio 0.24 and later warn at start that
+    # asyncio_default_fixture_loop_scope is unset, and every run ended in an INTERNALERROR
+    from gen09_core.mutate.environment import prepare
+    from gen09_core.mutate.profiles import Profile
+    from gen09_core.testrun.detect import detect
+    from gen09_core.testrun.jobs import TestJob, run_job
+
+    repo = tmp_path / "sig"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "setup.cfg").write_text("[tool:pytest]\nfilterwarnings = error\nasyncio_mode = strict\n")
+    (repo / "sig.py").write_text("async def double(x):\n    return 2 * x\n")
+    (repo / "tests" / "test_sig.py").write_text(
+        "import warnings\n\nimport pytest\n\nimport sig\n\n\n@pytest.mark.asyncio\nasync def test_double():\n"
+        "    assert await sig.double(2) == 4\n\n\ndef test_warnings_still_fail():\n"
+        "    warnings.warn(DeprecationWarning('x'))\n")
+    env = prepare(Profile("python-pytest"), detect(repo), tmp_path / "work", repo)
+    assert "asyncio" in env.test_env.plugins
+    run = run_job(env.test_env, TestJob("sig", str(repo), str(tmp_path / "jobs")))
+    assert run.outcomes == {"tests/test_sig.py::test_double": "passed",  # the repository's filter holds:
+                            "tests/test_sig.py::test_warnings_still_fail": "failed"}, run.detail
+
+
 def test_a_coverage_pinned_older_than_gen09s_plugin_needs_is_replaced_and_said(tmp_path):
     # pyparsing 3.1.4's tests/requirements.txt pins coverage==4.4.2, which has no switch_context: every
     # pristine run failed inside gen09's plugin, and the run said "no stable passing tests (1727 flaky)"
