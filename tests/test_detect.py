@@ -87,6 +87,20 @@ def test_dependency_groups_requirements_files_and_tox(tmp_path):
     assert any("{[base]deps}" in note for note in recipe.notes)
 
 
+def test_uvs_dev_dependencies_are_the_dev_fallback(tmp_path):
+    # python-multipart 0.0.12 lists PyYAML, which its tests import, only in [tool.uv] dev-dependencies
+    repo = _repo(tmp_path, {"pyproject.toml": """
+            [project]
+            name = "multipart"
+            version = "1"
+            [tool.uv]
+            dev-dependencies = ["PyYAML==6.0.1", "pytest-timeout==2.3.1"]
+            """, "multipart.py": ""})
+    recipe = detect(repo)
+    assert recipe.requirements == ("PyYAML==6.0.1", "pytest-timeout==2.3.1")
+    assert ("requirements", "pyproject.toml [tool.uv] dev-dependencies") in recipe.provenance
+
+
 @pytest.mark.parametrize("where", ["setup.py", "setup.cfg"])
 def test_setuptools_tests_require_is_the_test_group(tmp_path, where):
     # num2words 0.5.13 names delegator.py only in setup(tests_require=...): tests/test_cli.py did not collect
