@@ -590,3 +590,59 @@ def test_nodes_loose_equal_and_a_templates_located_error_read_as_what_went_wrong
         assert said in text, text
     failures = {"tests/test_t.py::T::test_differs": {"message": "AssertionError: 1 == 1", "trace": []}}
     assert "a result is `1` where" not in write_issue("lib", failures, list(failures), [], "", tmp_path)
+
+
+RAISES = '''
+    import unittest
+
+    import pytest
+
+
+    def ask():
+        pass
+
+
+    def test_other_message():
+        with pytest.raises(ValueError, match="wanted thing"):
+            raise ValueError("other thing")
+
+
+    def test_function_address():
+        assert repr(ask) == "ask"
+
+
+    class T(unittest.TestCase):
+        def test_not_raised(self):
+            with self.assertRaises(KeyError):
+                pass
+
+        def test_other_regex(self):
+            with self.assertRaisesRegex(KeyError, "x"):
+                raise KeyError("y")
+'''
+
+
+def test_an_error_check_that_met_another_message_or_none_says_so(tmp_path):
+    """face 24.0.0 and python-multipart 0.0.12: "the check reports `Regex pattern did not match.`" and
+    "the check reports `DecodeError not raised`"; a function's address (``at 0x7f61…``) was shown. A
+    real pytest run (pytest 9 names the regex "Expected regex", pytest 8 "Regex")."""
+    from gen09_core.testrun.jobs import TestJob, run_job
+    from tests.helpers import warm_project
+
+    repo, env = warm_project(tmp_path, "", RAISES)
+    run = run_job(env, TestJob("raises", str(repo), str(tmp_path / "jobs")))
+    expected = {"test_other_message": "the error message `'other thing'` does not match `'wanted thing'`, which it "
+                                      "is expected to.",
+                "test_function_address": re.compile(r"a result is `'?<function ask>'?` where `'?ask'?` is expected"),
+                "test_not_raised": "no error is raised where `KeyError` is expected.",
+                "test_other_regex": "the error message `'y'` does not match `x`, which it is expected to."}
+    assert {test_id.split("::")[-1] for test_id in run.failures} == expected.keys(), run.detail
+    for test_id, failure in run.failures.items():
+        text = write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
+        said = expected[test_id.split("::")[-1]]
+        assert (said.search(text) if isinstance(said, re.Pattern) else f"Observed: {said}\n" in text), text
+        assert "0x" not in text
+    failures = {"tests/test_t.py::test_m": {"message": "Regex pattern did not match.\n Regex: 'a'\n Input: 'b'",
+                                            "trace": []}}
+    assert "Observed: the error message `'b'` does not match `'a'`" in write_issue("lib", failures, list(failures),
+                                                                                  [], "", repo)

@@ -54,8 +54,16 @@ _NODE_MATCH = re.compile(r"^The input (did not match|was expected to not match) 
                          r"(/.*/\w*)\. Input:\n\n(.+)$", re.S)
 _NODE_MISSING = re.compile(r"^Missing expected (?:exception|rejection)(?: \((\w+)\))?\W")
 _PYTEST_NOT_RAISED = re.compile(r"^Failed: DID NOT RAISE (.+)$")  # pytest.raises met no error (priority 2)
-# an object's default repr, ``<m.Tree object at 0x7f3c2f5bf650>``: its address differs on every run
-_ADDRESS = re.compile(r"( object) at 0x[0-9a-f]+>")
+# an object's default repr, ``<m.Tree object at 0x7f3c2f5bf650>`` (a function's too): its address
+# differs on every run
+_ADDRESS = re.compile(r" at 0x[0-9a-f]{4,}>")
+# pytest.raises(match=...) and unittest's assertRaisesRegex meeting another message, and
+# assertRaises meeting no error (face 24.0.0, python-multipart 0.0.12: "the check reports `Regex
+# pattern did not match.`", "the check reports `DecodeError not raised`")
+_PYTEST_REGEX = re.compile(r"Regex pattern did not match\.\n\s+(?:Expected regex|Regex): (?P<regex>.+)\n"
+                           r"\s+(?:Actual message|Input): (?P<said>.+)")
+_UNITTEST_REGEX = re.compile(r'^(?:AssertionError: )?"(?P<regex>.+)" does not match "(?P<said>.+)"$')
+_UNITTEST_NOT_RAISED = re.compile(r"^(?:AssertionError: )?(\w+) not raised(?: by \S+)?$")
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
 # jest before 23 (facebook/prop-types 15.8.1 runs jest 19): ``Expected value to be (using ===):``
 # or ``Expected value to equal:``, each value indented on the line after its heading
@@ -361,6 +369,11 @@ def _compared(message: str, lines: list[str]) -> str | None:
         return f"a result `{shown}` matches `{pattern}`, which it is expected not to."
     if match := _NODE_MISSING.match(message.strip() + " "):
         return f"no error is raised where {f'`{match.group(1)}`' if match.group(1) else 'one'} is expected."
+    if match := _PYTEST_REGEX.search(message) or _UNITTEST_REGEX.match(lines[0].strip()):
+        said, regex = match["said"], match["regex"]
+        return f"the error message `{said}` does not match `{regex}`, which it is expected to."
+    if match := _UNITTEST_NOT_RAISED.match(lines[0].strip()):
+        return f"no error is raised where `{match.group(1)}` is expected."
     if match := _PYTEST_NOT_RAISED.match(lines[0].strip()):
         raised = match.group(1).removeprefix("any of ")  # ``<class 'E'>``, or since pytest 8.4 ``E``
         classes = re.findall(r"<class '([\w.]+)'>", raised) or re.findall(r"[^\W\d][\w.]*", raised)
@@ -571,7 +584,7 @@ def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path)
             continue
         repro = _repro_line(nodeid, failure, repo)
         observation, exception = _symptom(failure.get("message", ""), nodeid.partition("::")[0])
-        key = tuple(_clean(_ADDRESS.sub(r"\1>", _printable(text)), forbidden) if text else None
+        key = tuple(_clean(_ADDRESS.sub(">", _printable(text)), forbidden) if text else None
                     for text in (repro, observation, exception))
         if key in seen or not any(key):
             continue
