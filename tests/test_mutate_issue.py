@@ -536,21 +536,10 @@ def test_pytests_own_words_stand_in_for_a_message_of_none(tmp_path):
     """priority 2.0.0: ``assert next(tree) == next(expected), i`` read "the check reports `271`", and a
     ``pytest.raises`` that met no error "raises `Failed: DID NOT RAISE <class 'ValueError'>`". An
     object's address (``at 0x7f…``), different on every run, is left out. A real pytest run."""
-    from gen09_core.testrun.jobs import TestJob, run_job
-    from tests.helpers import warm_project
-
-    repo, env = warm_project(tmp_path, "", WORDLESS)
-    run = run_job(env, TestJob("wordless", str(repo), str(tmp_path / "jobs")))
-    expected = {"test_message_of_no_words": re.compile(r"`step\(<[\w.]*Tree object>\)` returns `2`, but `1` "
-                                                       r"is expected\.\n"),
-                "test_did_not_raise": "no error is raised where `ValueError` is expected.\n",
-                "test_raised_neither": "no error is raised where `KeyError` or `TypeError` is expected.\n"}
-    assert {test_id.split("::")[-1] for test_id in run.failures} == expected.keys(), run.detail
-    for test_id, failure in run.failures.items():
-        text = write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
-        said = expected[test_id.split("::")[-1]]
-        assert (said.search(text) if isinstance(said, re.Pattern) else f"Observed: {said}" in text), text
-        assert "0x" not in text
+    repo = _observed_in_a_real_run(tmp_path, WORDLESS, {
+        "test_message_of_no_words": re.compile(r"`step\(<[\w.]*Tree object>\)` returns `2`, but `1` is expected\.\n"),
+        "test_did_not_raise": "no error is raised where `ValueError` is expected.",
+        "test_raised_neither": "no error is raised where `KeyError` or `TypeError` is expected."})
     # pytest before 8.4 named the class by its repr (priority 2.0.0's own run)
     failures = {"test/test_priority.py::test_t": {"message": "Failed: DID NOT RAISE <class 'priority.priority."
                                                               "DeadlockError'>", "trace": []}}
@@ -626,23 +615,31 @@ def test_an_error_check_that_met_another_message_or_none_says_so(tmp_path):
     """face 24.0.0 and python-multipart 0.0.12: "the check reports `Regex pattern did not match.`" and
     "the check reports `DecodeError not raised`"; a function's address (``at 0x7f61…``) was shown. A
     real pytest run (pytest 9 names the regex "Expected regex", pytest 8 "Regex")."""
+    repo = _observed_in_a_real_run(tmp_path, RAISES, {
+        "test_other_message": "the error message `'other thing'` does not match `'wanted thing'`, which it is "
+                              "expected to.",
+        "test_function_address": re.compile(r"a result is `'?<function ask>'?` where `'?ask'?` is expected"),
+        "test_not_raised": "no error is raised where `KeyError` is expected.",
+        "test_other_regex": "the error message `'y'` does not match `x`, which it is expected to."})
+    failures = {"tests/test_t.py::test_m": {"message": "Regex pattern did not match.\n Regex: 'a'\n Input: 'b'",
+                                            "trace": []}}
+    assert "Observed: the error message `'b'` does not match `'a'`" in write_issue("lib", failures, list(failures),
+                                                                                  [], "", repo)
+
+
+def _observed_in_a_real_run(tmp_path, tests: str, expected: dict):
+    """Run ``tests`` (a test module) under real pytest: exactly the tests named in ``expected`` fail,
+    and each one's issue says its observation (a line, or a pattern) and no object's address.
+    Returns the repository."""
     from gen09_core.testrun.jobs import TestJob, run_job
     from tests.helpers import warm_project
 
-    repo, env = warm_project(tmp_path, "", RAISES)
-    run = run_job(env, TestJob("raises", str(repo), str(tmp_path / "jobs")))
-    expected = {"test_other_message": "the error message `'other thing'` does not match `'wanted thing'`, which it "
-                                      "is expected to.",
-                "test_function_address": re.compile(r"a result is `'?<function ask>'?` where `'?ask'?` is expected"),
-                "test_not_raised": "no error is raised where `KeyError` is expected.",
-                "test_other_regex": "the error message `'y'` does not match `x`, which it is expected to."}
+    repo, env = warm_project(tmp_path, "", tests)
+    run = run_job(env, TestJob("real", str(repo), str(tmp_path / "jobs")))
     assert {test_id.split("::")[-1] for test_id in run.failures} == expected.keys(), run.detail
     for test_id, failure in run.failures.items():
         text = write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
         said = expected[test_id.split("::")[-1]]
         assert (said.search(text) if isinstance(said, re.Pattern) else f"Observed: {said}\n" in text), text
         assert "0x" not in text
-    failures = {"tests/test_t.py::test_m": {"message": "Regex pattern did not match.\n Regex: 'a'\n Input: 'b'",
-                                            "trace": []}}
-    assert "Observed: the error message `'b'` does not match `'a'`" in write_issue("lib", failures, list(failures),
-                                                                                  [], "", repo)
+    return repo
