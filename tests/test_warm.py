@@ -1004,3 +1004,31 @@ def test_a_file_nothing_imported_before_the_fork_runs_warm_as_it_is(tmp_path, kn
                 assert (warm.runner == "warm") == (path == "lazy.py"), (name, warm.runner)
     finally:
         runner.close()
+
+
+@pytest.mark.parametrize(("importer", "reason"), [
+    ("early_plugin.py", "ran at import"),  # the warm plugin loads first: its hook sees the import
+    ("sitecustomize.py", "lib.py was imported before gen09 could note"),  # before any plugin: handed back whole
+])
+def test_code_another_plugin_ran_at_import_is_never_swapped(tmp_path, importer, reason):
+    """pathvalidate 3.2.1: its own pytest plugin pytest-md-report imports pathvalidate (through
+    pytablewriter), and loaded before gen09's warm plugin, so the profile hook never saw
+    ``_get_ascii_symbols`` run at import; the warm verify of a mutant of it swapped the function,
+    the module's constant stayed pristine, and the nop trial passed every test. The warm plugin
+    now loads first, and a file imported before it (here by a ``sitecustomize``) is never
+    swapped without the baseline's import-time lines: each runs fresh and agrees."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    lib = "def _symbols():\n    return [c for c in 'ab1' if not c.isdigit()]\n\n\nSYMBOLS = tuple(_symbols())\n"
+    (repo / "lib.py").write_text(lib)
+    (repo / importer).write_text("import lib  # noqa: F401\n")
+    (repo / "tests" / "test_it.py").write_text("import lib\n\n\ndef test_symbols():\n"
+                                               "    assert lib.SYMBOLS == ('a', 'b')\n")
+    env = TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)), pythonpath=(".",),
+                  plugins=("early_plugin",) if importer == "early_plugin.py" else ())
+    runner = WarmRunner(env, repo, tmp_path / "warm")
+    try:
+        _agrees(runner, env, repo, tmp_path, "symbols", lib.replace("if not c.isdigit()", "if c.isdigit()"),
+                ("tests/test_it.py::test_symbols",), {"symbols"}, reason)
+    finally:
+        runner.close()

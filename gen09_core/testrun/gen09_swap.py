@@ -25,7 +25,8 @@ a function rewritten at import by a decorator other than typeguard's, a function
 at import or collection time (a decorator factory, a parametrize list: what it made would
 not be remade; known from the pristine coverage run's import-time lines when the caller
 passes them in ``$GEN09_WARM_RAN``, else from a profile hook noting every call until the
-first fork; a generator or coroutine of it alive then counts too) — unless its own
+first fork, so that without those lines any file imported before this module, by a plugin
+loaded first, is handed back whole; a generator or coroutine of it alive then counts too) — unless its own
 bytecode is the same and only functions nested in it changed (a decorator's wrapper): the
 closures it made then take their new code, keeping their cells, as long as each changed
 nested function kept its arguments and free variables and, where its own bytecode changed,
@@ -62,6 +63,11 @@ _ran = set()  # code objects that ran before the first fork: swapping them would
 _RAN_LINES_FILE = os.environ.pop("GEN09_WARM_RAN", None)  # gone: a fresh run has no such variable
 _ran_lines = {}
 _loaded = set()  # real paths of the files something in the worker came from (see _unimported)
+# the modules imported before this one, whose import no hook saw: a plugin loaded earlier may import
+# the repository (pathvalidate 3.2.1's own pytest-md-report imports it through pytablewriter, and a
+# function its import ran was swapped as if it had not: a verify trial of a mutant passed)
+_BEFORE = set(sys.modules)
+_unnoted = set()  # real paths of the files of those modules (see prepare)
 
 
 def _note(frame, event, arg):
@@ -85,10 +91,12 @@ def prepare():
     if _RAN_LINES_FILE:
         with open(_RAN_LINES_FILE, encoding="utf-8") as handle:
             _ran_lines.update({rel: set(lines) for rel, lines in json.load(handle).items()})
-    for module in list(sys.modules.values()):
+    for name, module in list(sys.modules.items()):
         path = getattr(module, "__file__", None)
         if isinstance(path, str):
             _modules.setdefault(os.path.realpath(path), module)
+            if name in _BEFORE and not _RAN_LINES_FILE:
+                _unnoted.add(os.path.realpath(path))
     _loaded.update(_modules, map(os.path.realpath, {code.co_filename for code in _ran}))
     _loaded.update(real for real, _ in _live())
 
@@ -202,6 +210,8 @@ def swap_plan(filename, old_text, new_text, rel):
     reads the mutated text the child writes, as a new process would."""
     if _unimported(filename, rel):
         return {"functions": [], "removed": [], "reordered": []}, ""
+    if os.path.realpath(filename) in _unnoted:
+        return None, f"{rel} was imported before gen09 could note what its import ran (a plugin did)"
     new_twice = None  # stays None when only one function was compiled again (see _Spans)
     try:
         key = (filename, old_text)  # the same pristine file comes back job after job

@@ -72,9 +72,10 @@ def _tree_state(root: Path) -> dict:
 
 def pytest_command(env: TestEnv):
     """The ``command(folder)`` of a warm worker of the test environment ``env``: its whole
-    suite collected in ``folder``, with the warm plugin."""
+    suite collected in ``folder``, with the warm plugin loaded first (its hook then sees what
+    another plugin's import of the repository runs)."""
     def command(folder: Path) -> tuple[list, dict]:
-        return ([env.python, "-m", "pytest", *env.pytest_options(), "-p", PLUGIN, f"--rootdir={folder}",
+        return ([env.python, "-m", "pytest", "-p", PLUGIN, *env.pytest_options(), f"--rootdir={folder}",
                  *env.test_paths], env.process_env(folder))
     return command
 
