@@ -568,6 +568,11 @@ def test_nodes_loose_equal_and_a_templates_located_error_read_as_what_went_wrong
         "examples/output-function.ejs:2\n    1| <ul>\n >> 2| <%- include('/hello.ejs') %>\n\nexamples/output-"
         "function.ejs:2\n    1| myFileLoad: <ul>\n\nCannot read properties of undefined (reading 'replace')":
             "raises `Cannot read properties of undefined (reading 'replace')`.",
+        # assert.doesNotThrow meeting an error (js-yaml): the error's own message, node 20's words
+        "Got unwanted exception.\nActual message: \"Cannot convert undefined or null to object\"":
+            "raises `Cannot convert undefined or null to object`.",
+        "Got unwanted exception: ctx\nActual message: \"bad indentation of a mapping entry (3:3)\n\n 1 | text:\"":
+            "raises `bad indentation of a mapping entry (3:3)`.",
         # assert.equal of long strings: node prints each over lines
         "'ReferenceError: \\n' +\n  '\\n' +\n  'users is not defined' == 'ReferenceError: error.ejs:2\\n' +\n"
         "  'users is not defined'": "Observed: a result is `'ReferenceError: \\n\\nusers is not defined'` where "

@@ -104,6 +104,9 @@ _LOCATED = re.compile(r"(?P<head>(?:[^\n]*: )?)[\w./-]+:\d+\n(?:[^\n]*\n)*?\n(?=
 # node's print of a long string over lines (``'a\n' +`` then ``  'b'``), joined back into one literal
 _JOINED = re.compile(r"""(['"`]) \+\n\s+\1""")
 _JS_TEST = re.compile(r"\.[cm]?[jt]sx?$")
+# node's assert.doesNotThrow / doesNotReject meeting an error: the error's own message follows (js-yaml)
+_NODE_UNWANTED = re.compile(r'^Got unwanted (?:exception|rejection)(?:\.|: [^\n]*)\nActual message: "(.*)"$',
+                            re.S)
 # JUnit's assertions, after the test's own message (``msg ==> `` in JUnit 5): assertEquals (JUnit 5
 # ``expected: <A> but was: <B>``, JUnit 4 ``expected:<A> but was:<B>``), assertThrows' two failures,
 # assertNotNull and assertNotEquals
@@ -496,6 +499,8 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
             in_test = bool(_RUST_TESTS.match(at))
             # not the test's own file (a doctest's own check names its source file: never the library's)
             in_library = not in_test and test_file not in ("", "doctest") and at != test_file
+    if unwanted := _NODE_UNWANTED.match(message.strip()):
+        message = unwanted.group(1)
     while located := _LOCATED.match(message.strip()):  # an error rethrown around another: the innermost
         message = located.group("head") + message.strip()[located.end():]
     lines = [ln for ln in message.splitlines() if ln.strip()]
