@@ -1006,11 +1006,13 @@ def test_a_file_nothing_imported_before_the_fork_runs_warm_as_it_is(tmp_path, kn
         runner.close()
 
 
-@pytest.mark.parametrize(("importer", "reason"), [
-    ("early_plugin.py", "ran at import"),  # the warm plugin loads first: its hook sees the import
-    ("sitecustomize.py", "lib.py was imported before gen09 could note"),  # before any plugin: handed back whole
+@pytest.mark.parametrize(("importer", "known_from", "reason"), [
+    ("early_plugin.py", "profile hook", "ran at import"),  # the warm plugin loads first: its hook sees it
+    # imported before any plugin: neither the hook nor a coverage run saw it, and it is handed back whole
+    ("sitecustomize.py", "profile hook", "lib.py was imported before gen09 could note"),
+    ("sitecustomize.py", "coverage run", "lib.py was imported before gen09 could note"),
 ])
-def test_code_another_plugin_ran_at_import_is_never_swapped(tmp_path, importer, reason):
+def test_code_another_plugin_ran_at_import_is_never_swapped(tmp_path, importer, known_from, reason):
     """pathvalidate 3.2.1: its own pytest plugin pytest-md-report imports pathvalidate (through
     pytablewriter), and loaded before gen09's warm plugin, so the profile hook never saw
     ``_get_ascii_symbols`` run at import; the warm verify of a mutant of it swapped the function,
@@ -1026,7 +1028,13 @@ def test_code_another_plugin_ran_at_import_is_never_swapped(tmp_path, importer, 
                                                "    assert lib.SYMBOLS == ('a', 'b')\n")
     env = TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)), pythonpath=(".",),
                   plugins=("early_plugin",) if importer == "early_plugin.py" else ())
-    runner = WarmRunner(env, repo, tmp_path / "warm")
+    import_lines = None
+    if known_from == "coverage run":
+        from gen09_core.mutate.baseline import derive_baseline
+
+        pristine = run_job(env, TestJob("cov", str(repo), str(tmp_path / "jobs"), coverage=True))
+        import_lines = derive_baseline(pristine, pristine).import_lines
+    runner = WarmRunner(env, repo, tmp_path / "warm", import_lines=import_lines)
     try:
         _agrees(runner, env, repo, tmp_path, "symbols", lib.replace("if not c.isdigit()", "if c.isdigit()"),
                 ("tests/test_it.py::test_symbols",), {"symbols"}, reason)

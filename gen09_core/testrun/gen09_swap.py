@@ -25,8 +25,8 @@ a function rewritten at import by a decorator other than typeguard's, a function
 at import or collection time (a decorator factory, a parametrize list: what it made would
 not be remade; known from the pristine coverage run's import-time lines when the caller
 passes them in ``$GEN09_WARM_RAN``, else from a profile hook noting every call until the
-first fork, so that without those lines any file imported before this module, by a plugin
-loaded first, is handed back whole; a generator or coroutine of it alive then counts too) — unless its own
+first fork; a file imported before this module, which neither saw, is handed back whole; a
+generator or coroutine of it alive then counts too) — unless its own
 bytecode is the same and only functions nested in it changed (a decorator's wrapper): the
 closures it made then take their new code, keeping their cells, as long as each changed
 nested function kept its arguments and free variables and, where its own bytecode changed,
@@ -95,7 +95,7 @@ def prepare():
         path = getattr(module, "__file__", None)
         if isinstance(path, str):
             _modules.setdefault(os.path.realpath(path), module)
-            if name in _BEFORE and not _RAN_LINES_FILE:
+            if name in _BEFORE:  # nor did the coverage run that gave the import-time lines, if any
                 _unnoted.add(os.path.realpath(path))
     _loaded.update(_modules, map(os.path.realpath, {code.co_filename for code in _ran}))
     _loaded.update(real for real, _ in _live())
