@@ -157,17 +157,19 @@ def _without_refused_plugins(python: str, env: dict, lock: Lock) -> tuple[Lock, 
     return evolve(lock, plugins=tuple(plugins)), notes
 
 
-def _pytest_pins(requirements) -> list[str]:
-    """The requirement lines of ``requirements`` that constrain pytest itself."""
+def _parsed(requirements):
+    """``(line, Requirement)`` of each line of ``requirements`` that is a valid requirement."""
     from packaging.requirements import InvalidRequirement, Requirement
 
-    pins = []
     for line in requirements:
         with contextlib.suppress(InvalidRequirement):
-            requirement = Requirement(line)
-            if requirement.name.lower() == "pytest" and requirement.specifier:
-                pins.append(line)
-    return pins
+            yield line, Requirement(line)
+
+
+def _pytest_pins(requirements) -> list[str]:
+    """The requirement lines of ``requirements`` that constrain pytest itself."""
+    return [line for line, requirement in _parsed(requirements)
+            if requirement.name.lower() == "pytest" and requirement.specifier]
 
 
 COVERAGE_SINCE = "5.0"  # gen09's plugin records per-test contexts (``Coverage.switch_context``)
@@ -176,24 +178,21 @@ COVERAGE_SINCE = "5.0"  # gen09's plugin records per-test contexts (``Coverage.s
 def _too_old_coverage(requirements) -> list[str]:
     """The lines of ``requirements`` that allow no coverage.py gen09's plugin runs with
     (pyparsing 3.1.4 pins ``coverage==4.4.2``: every pristine run failed inside gen09's plugin)."""
-    from packaging.requirements import InvalidRequirement, Requirement
     from packaging.version import InvalidVersion, Version
 
     out = []
-    for line in requirements:
-        with contextlib.suppress(InvalidRequirement):
-            requirement = Requirement(line)
-            specifier = requirement.specifier
-            if requirement.name.lower() != "coverage" or not specifier:
-                continue
-            candidates = [COVERAGE_SINCE, "9999"]
-            for spec in specifier:
-                version = spec.version.rstrip(".*")
-                with contextlib.suppress(InvalidVersion):
-                    if Version(version) >= Version(COVERAGE_SINCE):
-                        candidates.append(version)
-            if not any(specifier.contains(version, prereleases=True) for version in candidates):
-                out.append(line)
+    for line, requirement in _parsed(requirements):
+        specifier = requirement.specifier
+        if requirement.name.lower() != "coverage" or not specifier:
+            continue
+        candidates = [COVERAGE_SINCE, "9999"]
+        for spec in specifier:
+            version = spec.version.rstrip(".*")
+            with contextlib.suppress(InvalidVersion):
+                if Version(version) >= Version(COVERAGE_SINCE):
+                    candidates.append(version)
+        if not any(specifier.contains(version, prereleases=True) for version in candidates):
+            out.append(line)
     return out
 
 
@@ -242,17 +241,12 @@ def _install_recipe(python: str, recipe: PythonRecipe, reqs: Path, project_dir: 
 def _unavailable(pip_said: str, requirements: list[str]) -> list[str]:
     """The lines of ``requirements`` pip said it found no version of (``No matching
     distribution found for NAME…``)."""
-    from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
 
     found = re.finditer(r"No matching distribution found for ([\w.-]+)", pip_said)
     named = {canonicalize_name(m[1]) for m in found}
-    out = []
-    for line in requirements:
-        with contextlib.suppress(InvalidRequirement):
-            if canonicalize_name(Requirement(line).name) in named:
-                out.append(line)
-    return out
+    return [line for line, requirement in _parsed(requirements)
+            if canonicalize_name(requirement.name) in named]
 
 
 def _without_versions(requirements) -> list[str]:

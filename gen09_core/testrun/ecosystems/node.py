@@ -324,10 +324,7 @@ def _imports_built(repo: Path) -> str | None:
     """The first file a test of ``repo`` imports under a folder the repository lacks (isaacs/minimatch
     10's ``dist/esm/index.js``, which its ``prepare`` builds), or None."""
     repo = repo.resolve()
-    for path in sorted(_sources(repo)):
-        in_tests = _TEST_FOLDERS & set(path.relative_to(repo).parts[:-1]) or _TEST_FILE.search(path.name)
-        if path.suffix not in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx") or not in_tests:
-            continue
+    for path in _test_files(repo, (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")):
         for target in _RELATIVE_IMPORT.findall(path.read_text(encoding="utf-8", errors="replace")):
             imported = (path.parent / target).resolve()
             if imported.is_relative_to(repo) and imported != repo \
@@ -352,16 +349,22 @@ def _tdd_only(repo: Path, package: dict, test: str) -> str | None:
             for path in configs):
         return None
     tdd = None
-    for path in sorted(_sources(repo)):
-        in_tests = _TEST_FOLDERS & set(path.relative_to(repo).parts[:-1]) or _TEST_FILE.search(path.name)
-        if path.suffix not in (".js", ".mjs", ".cjs", ".ts") or not in_tests:
-            continue
+    for path in _test_files(repo, (".js", ".mjs", ".cjs", ".ts")):
         text = path.read_text(encoding="utf-8", errors="replace")
         if _DESCRIBE_CALL.search(text):
             return None
         if tdd is None and _SUITE_CALL.search(text):
             tdd = path.relative_to(repo).as_posix()
     return tdd
+
+
+def _test_files(repo: Path, suffixes: tuple[str, ...]):
+    """The files of ``repo`` with one of ``suffixes`` that are tests (under a test folder, or named
+    ``*.test.js`` and the like), in path order."""
+    for path in sorted(_sources(repo)):
+        if path.suffix in suffixes and (_TEST_FOLDERS & set(path.relative_to(repo).parts[:-1])
+                                        or _TEST_FILE.search(path.name)):
+            yield path
 
 
 def _sources(repo: Path):
