@@ -522,8 +522,9 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
         return read
     if compared := _compared(message, lines):
         return compared, None
-    loose = _JOINED.sub("", message.strip()).removeprefix("AssertionError: ")
-    if _JS_TEST.search(test_file) and "\n" not in loose:  # node: assert.equal (A == B), notEqual
+    # node's assert.equal (``A == B``) and notEqual, one line once node's string pieces are joined
+    if _JS_TEST.search(test_file) and "\n" not in (
+            loose := _JOINED.sub("", message.strip()).removeprefix("AssertionError: ")):
         if sides := _unequal(loose, " == "):
             return _result(*sides), None
         if sides := _unequal(loose):
