@@ -57,6 +57,11 @@ def package(tmp_path, data, lock=False):
      'node --test --test-reporter="$GEN09_RUNNER/gen09_node_junit.mjs" --test-reporter-destination="$GEN09_REPORT" '
      '--enable-source-maps dist-node/test/*.js "a b.js"'),
     ("", {"tap": "16"}, "tap", "npx --no-install tap -R tap --no-coverage"),
+    # a short option's value in the same word (json5 2.2.3, ``tap -Rspec --100 test``: the script's spec
+    # reporter came after gen09's TAP one and won, so its 178 passing tests read as 1 failing)
+    ("run-s lint tap", {"tap": "^12.6.0"}, "tap", "npx --no-install tap -R tap --no-coverage --100 test"),
+    ("mocha -Rdot -Ofoo=bar test/", {"mocha": "^10"}, "mocha-json",
+     'npx --no-install mocha test/ --reporter json --reporter-option output="$GEN09_REPORT"'),
     # ava (sindresorhus/camelcase 9.0.0 was refused: "no supported test runner"): its TAP on stdout
     ("xo && ava --verbose && tsd", {"ava": "^6.4.1"}, "ava-tap", "npx --no-install ava --tap"),
     ("", {"ava": "^6"}, "ava-tap", "npx --no-install ava --tap"),
@@ -78,7 +83,8 @@ def package(tmp_path, data, lock=False):
 def test_node_runner_from_scripts_or_dependencies(tmp_path, script, dev, fmt, expected):
     recipe = package(tmp_path, {"scripts": {"test": script, "test:nodejs": "jest --env node",
                                             "test:edge": "jest --env edge --no-coverage",
-                                            "tests-only": "jest"}, "devDependencies": dev})
+                                            "tests-only": "jest", "tap": "tap -Rspec --100 test",
+                                            "lint": "eslint ."}, "devDependencies": dev})
     assert recipe.test == expected and recipe.report_format == fmt
     assert recipe.setup == ("npm install --no-audit --no-fund --package-lock=true",)  # no lockfile: it writes one
     assert recipe.image_setup == ("npm ci --no-audit --no-fund",)  # the shipped snapshot has one

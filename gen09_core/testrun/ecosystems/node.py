@@ -101,6 +101,7 @@ DROPPED = {"--coverage", "--watch", "--watchAll", "-w", "--reporter", "-R", "--r
            "--reporter-options", "-O", "--ci", "--silent", "--verbose"}
 TAKES_VALUE = {"--reporter", "-R", "--reporters", "--outputFile", "--test-reporter",
                "--test-reporter-destination", "--reporter-option", "--reporter-options", "-O"}
+SHORT_VALUED = {"-R", "-O"}  # a dropped short option, its value in the same word or the next
 BIN = 'npx --no-install'
 # npm-run-all's ``run-p build:*`` / ``run-s a b`` / ``npm-run-all -p a b`` (validator.js's ``build``)
 _RUN_ALL = re.compile(r"\b(?:run-[ps]|npm-run-all)((?:[ \t]+[^\s&|;]+)+)")
@@ -437,6 +438,8 @@ def _args(name: str, words: list[str]) -> list[str]:
             skip = False
             continue
         option = _unquoted(word).split("=", 1)[0]
+        if option[:2] in SHORT_VALUED and not option.startswith("--"):  # ``-Rspec``: the value attached
+            continue
         if option in DROPPED or option.startswith("--coverage"):
             skip = option in TAKES_VALUE and "=" not in word
             continue
