@@ -648,3 +648,26 @@ def _observed_in_a_real_run(tmp_path, tests: str, expected: dict):
         assert (said.search(text) if isinstance(said, re.Pattern) else f"Observed: {said}\n" in text), text
         assert "0x" not in text
     return repo
+
+
+SEQUENCES = '''
+    import unittest
+
+
+    class T(unittest.TestCase):
+        def test_long_items(self):
+            self.assertEqual(["2019-10-27T01:00:00+00:00", "2019-10-28T01:00:00+00:00", "2019-10-29T01:00:00+00:00"],
+                             ["2019-10-27T01:00:00+01:00", "2019-10-28T01:00:00+00:00", "2019-10-29T01:00:00+00:00"])
+
+        def test_short_items(self):
+            self.assertEqual((1, 2), (1, 3))
+'''
+
+
+def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
+    """croniter 7.0.0: "the check reports `Lists differ: ['201[13 chars]:00+00:00', …] != ['201[13 chars]…`":
+    unittest cut the values short, and the issue showed the cut, not the difference. A short one stays."""
+    _observed_in_a_real_run(tmp_path, SEQUENCES, {
+        "test_long_items": "the check reports `Lists differ`: their first differing item (0) is "
+                           "`'2019-10-27T01:00:00+00:00'` on one side and `'2019-10-27T01:00:00+01:00'` on the other.",
+        "test_short_items": "the check reports `Tuples differ: (1, 2) != (1, 3)`."})

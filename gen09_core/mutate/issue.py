@@ -63,6 +63,11 @@ _ADDRESS = re.compile(r" at 0x[0-9a-f]{4,}>")
 _PYTEST_REGEX = re.compile(r"Regex pattern did not match\.\n\s+(?:Expected regex|Regex): (?P<regex>.+)\n"
                            r"\s+(?:Actual message|Input): (?P<said>.+)")
 _UNITTEST_REGEX = re.compile(r'^(?:AssertionError: )?"(?P<regex>.+)" does not match "(?P<said>.+)"$')
+# unittest's sequence comparison, its values cut short (croniter 7.0.0: "the check reports `Lists differ:
+# ['201[13 chars]:00+00:00', …`"), and the first differing item it shows below
+_UNITTEST_SEQUENCES = re.compile(r"^((?:Lists|Tuples|Sequences) differ): ")
+_UNITTEST_CUT = re.compile(r"\[\d+ chars\]")
+_UNITTEST_ITEM = re.compile(r"^First differing element (\d+):$")
 _UNITTEST_NOT_RAISED = re.compile(r"^(?:AssertionError: )?(\w+) not raised(?: by \S+)?$")
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
 # jest before 23 (facebook/prop-types 15.8.1 runs jest 19): ``Expected value to be (using ===):``
@@ -569,10 +574,23 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
     if first.startswith("assert") or (failed_check and not first):
         return "a documented property of the result does not hold.", None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
-        return _check(first), None
+        return _unittest_sequences(first, lines) or _check(first), None
     if match := _C_ASSERT.match(first):
         return None, f"Assertion '{match.group(2)}' failed in {match.group(1)}()"[:300]
     return None, _LOCATION.sub("", first)[:300]
+
+
+def _unittest_sequences(first: str, lines: list[str]) -> str | None:
+    """The observation of unittest's ``Lists differ: … != …`` (``first``) whose values it cut
+    short (``[13 chars]``): the first differing item its message goes on to show, or None."""
+    kind = _UNITTEST_SEQUENCES.match(first)
+    at = next((n for n, line in enumerate(lines) if _UNITTEST_ITEM.match(line.strip())), None)
+    if not kind or at is None or len(lines) < at + 3 or not _UNITTEST_CUT.search(first):
+        return None
+    index = _UNITTEST_ITEM.match(lines[at].strip()).group(1)
+    one, other = (cut_at_token(line.strip(), 300) for line in lines[at + 1:at + 3])
+    return (f"the check reports `{kind.group(1)}`: their first differing item ({index}) is `{one}` on one "
+            f"side and `{other}` on the other.")
 
 
 def _printable(text: str) -> str:
