@@ -110,14 +110,31 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         "c": "expect(received).toBe(expected) // Object.is equality\n\nExpected: 5\nReceived: 4",  # jest
         "d": "AssertionError: expected 'htm' to equal 'html'",  # chai
         "e": "AssertionError: expected '/foo?bar=1' to be '/foo' // Object.is equality",  # vitest (ufo 1.6.3)
+        # node's assert.deepEqual (negotiator 1.0, mocha: "the check reports `Expected values to be loosely
+        # deep-equal:`"), and as node-tap 12 folds it onto one line (json5 2.2.3)
+        "f": "Expected values to be loosely deep-equal:\n\n[\n  'gzip',\n  'a  b'\n]\n\nshould loosely "
+             "deep-equal\n\n[\n  'identity'\n]",
+        "g": "Expected values to be loosely deep-equal:  [   'gzip',   'a  b' ]  should loosely deep-equal  "
+             "[   'identity' ]\nstack: |\n  ]\n    Test.<anonymous> (test/zz.js:4:27)\ntype: AssertionError",
+        # node-tap 12's fold of a one-line diff
+        "h": "Expected values to be strictly equal: + actual - expected  + '' - '{\"a\":1,\\n\"b\":2}'\n"
+             "stack: |\n  - '{\"a\":1,/n\"b\":2}'\ntype: AssertionError",
     }
     expected = {"a": "`'application/javascript'` where `'text/javascript'`", "b": "`false` where `'UTF-8'`",
-                "c": "`4` where `5`", "d": "`'htm'` where `'html'`", "e": "`'/foo?bar=1'` where `'/foo'`"}
+                "c": "`4` where `5`", "d": "`'htm'` where `'html'`", "e": "`'/foo?bar=1'` where `'/foo'`",
+                "f": "`[ 'gzip', 'a  b' ]` where `[ 'identity' ]`", "g": "`[ 'gzip', 'a  b' ]` where `[ 'identity' ]`",
+                "h": "`''` where `'{\"a\":1,\\n\"b\":2}'`"}
     for key, message in messages.items():
         failures = {f"test/t.js::suite > case {key}": {"message": message, "trace": []}}
         text = write_issue("index.js", failures, list(failures), [], "", tmp_path)
         assert f"Observed: a result is {expected[key]} is expected." in text, text
         assert "raises" not in text
+    for folded, said in (("+ actual - expected  + 'a - b' - 'c'", "`'a - b'` where `'c'`"),
+                         (" 'a !== b' !== 'c'", "`'a !== b'` where `'c'`")):
+        failures = {"test/t.js::suite > case": {"message": f"Expected values to be strictly equal: {folded}",
+                                                "trace": []}}
+        assert f"Observed: a result is {said} is expected." in write_issue("index.js", failures, list(failures),
+                                                                          [], "", tmp_path)
     # luxon 3.7.2 (jest): a matcher's diff, its other pairs and one-value matchers read as results too;
     # 'raises `Error: expect(received).toEqual(expected) // deep equality`' said a check was a crash
     luxon = {

@@ -30,16 +30,24 @@ _PYTEST_ATTRIBUTE = re.compile(r"^Drill down into differing attribute (\w+):$")
 # / ``+ Received`` diff, ``Expected substring:`` / ``Received message:`` and the like; before jest 23
 # ``Expected value to be …:`` / ``Received:``, each over two lines), chai and
 # vitest's expect (``expected A to equal B``, ``expected A to be B // Object.is equality``)
-_NODE_EQ = re.compile(r"^(.+?) !==? (.+)$")
 _DIFF_HEAD = re.compile(r"^(?:(?:- Expected\b.*\n\+ Received\b.*"
                         r"|\+ actual - expected(?: \.\.\. Lines skipped)?)\n\n"
                         r"|(?:--- expected\n)?\+\+\+ actual\n@@[^\n]*@@\n)", re.M)  # the last: node-tap's
+# node's assert.deepEqual, its two values on lines of their own (negotiator 1.0: "the check reports
+# `Expected values to be loosely deep-equal:`") or folded onto one line by node-tap 12 (json5 2.2.3);
+# assert.strictEqual's ``A !== B`` (quotes respected) or one-line diff, which node-tap 12 folds too
+_NODE_ERROR = r"^(?:AssertionError(?: \[ERR_ASSERTION\])?: )?"
+_NODE_LOOSE = re.compile(_NODE_ERROR + r"Expected values to be loosely deep-equal:\s+(.+?)"
+                         r"\s+should loosely deep-equal\s+(.+?)\s*$", re.S)
+_NODE_STRICT = re.compile(_NODE_ERROR + r"Expected values to be strictly (?:deep-)?equal:"
+                                        r"\s+(\S.*?)\s*$", re.S)
+_NODE_FOLDED_DIFF = "+ actual - expected  + "
+_QUOTED_OR_SPACE = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|\s+""")
 # a node-tap assertion's YAML (not ``tapCaught``: an error the test threw)
 _TAP_CHECK = re.compile(r"^(?:compare|found|wanted|pattern|at|diff):", re.M)
 # node's assert() / assert.ok() of a falsy value, and the source of the call it printed (picomatch:
 # issues said only "raises `The expression evaluated to a falsy value:`")
-_NODE_OK = re.compile(r"^(?:AssertionError(?: \[ERR_ASSERTION\])?: )?"
-                      r"The expression evaluated to a falsy value:\n\n"
+_NODE_OK = re.compile(_NODE_ERROR + r"The expression evaluated to a falsy value:\n\n"
                       r"(?:\s*[\w.]+\((?P<inner>.*)\)|(?P<whole>.*?))\s*$", re.S)
 # a plain JS ``Error`` and its first frame, a path relative to the run's folder (the report reader makes
 # node's and jest's absolute paths so; one outside the folder may hold a "test" folder above it):
@@ -366,8 +374,11 @@ def _compared(message: str, lines: list[str]) -> str | None:
     if lines[0].startswith(("assertion `left != right` failed", "assertion failed: `(left != right)`")) and (
             match := _RUST_EQ.search(message)):
         return f"`{match.group(1)}` and `{match.group(2)}` compare equal where they are expected to differ."
-    if lines[0].startswith("Expected values to be") and (match := _NODE_EQ.match(lines[-1].strip())):
-        return _result(match.group(1), match.group(2))
+    if match := _NODE_LOOSE.match(lines[0]) or _NODE_LOOSE.match(message):  # node-tap's fold, else node's
+        return _result(*(_squeezed(side) for side in match.groups()))
+    if (match := _NODE_STRICT.match(lines[0].strip()) or _NODE_STRICT.match(message.strip())) and (
+            sides := _node_strict(match.group(1))):
+        return _result(*sides)
     if match := _NODE_MATCH.match(message.strip()):
         unmatched, pattern, given = match.groups()
         lines_given = [ln.strip() for ln in given.strip().splitlines()]
@@ -418,6 +429,19 @@ def _compared(message: str, lines: list[str]) -> str | None:
         path, actual, expected = match.groups()
         return _result(actual, expected, f"`{path}` of a result" if path else "a result")
     return None
+
+
+def _node_strict(text: str) -> tuple[str, str] | None:
+    """``(actual, expected)`` of what follows node's ``Expected values to be strictly equal:``:
+    ``A !== B``, or a one-line diff node-tap 12 folded onto the line (``+ actual - expected  + A - B``)."""
+    if text.startswith(_NODE_FOLDED_DIFF):
+        return _unequal(text.removeprefix(_NODE_FOLDED_DIFF), " - ")
+    return _unequal(text, " !== ")
+
+
+def _squeezed(text: str) -> str:
+    """``text`` with each run of whitespace outside a quoted string made one space."""
+    return _QUOTED_OR_SPACE.sub(lambda m: m.group(1) or " ", text.strip())
 
 
 def _tape(operator: str, expected: str, actual: str) -> str | None:
