@@ -305,3 +305,20 @@ def test_bundles_load_and_lint_with_harbor(runs):
     assert done.returncode == 0, done.stderr
     done = subprocess.run([str(Path(python).parent / "harbor"), "lint", *bundles], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_run_that_finds_nothing_to_mutate_says_why(tmp_path):
+    """fast-deep-equal 3.1.3: its code is built from a template (``src/index.jst``), and the run
+    printed only an empty table and "No task was exported"."""
+    from gen09_core.mutate.config import merge
+
+    data = merge({"source": {"repo": str(FIXTURE)}},
+                 {"recipe": {"swe_smith": {"exclude": ["shop/cart.py", "shop/pricing.py"]}}})
+    path = tmp_path / "nothing.json"
+    path.write_text(json.dumps(data))
+    done = run_gen09("mutate", "--config", path, "--out", tmp_path / "out")
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = " ".join(done.stdout.split())
+    assert ("No mutant was made: no source file is left to mutate, and 1 more were left out as no test ran a "
+            "line of them") in said  # shop/__init__.py runs only at import
+    assert _summary(tmp_path / "out")["generate"] == {"files": 0, "candidates": 0, "never_run_files": 1}

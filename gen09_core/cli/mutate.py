@@ -196,6 +196,18 @@ def _not_validated(row: dict) -> int:
     return row["generated"] - row["gate_dropped"] - row["duplicate"] - row["gated"]
 
 
+def _nothing_to_mutate(generate: dict) -> str:
+    """Why a run made no mutant, from its summary's ``generate`` counts."""
+    files, never_run = generate["files"], generate["never_run_files"]
+    where = (f"no modifier found code to change in the {files} source file(s) gen09 may mutate" if files
+             else "no source file is left to mutate")
+    if never_run:
+        where += f", and {never_run} more were left out as no test ran a line of them"
+    return (f"No mutant was made: {where} (after the include/exclude globs; test files and type declarations "
+            "are never mutated). Code a build step generates, from templates for example, is not mutated: "
+            "point include at the files the tests run.")
+
+
 def _print_summary(summary: dict, out: Path) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -225,6 +237,8 @@ def _print_summary(summary: dict, out: Path) -> None:
                       f"{summary['cost']['test_runner_seconds']}. Check them with: gen09 verify {out}")
     else:
         console.print(f"No task was exported; test-runner seconds {summary['cost']['test_runner_seconds']}.")
+    if not totals["generated"]:
+        console.print(_nothing_to_mutate(summary["generate"]), markup=False)
     if summary["mutants"] >= 5 and totals.get("no_fail_to_pass") == summary["mutants"]:
         console.print(f"Not one of the {summary['mutants']} validated mutants made a test fail: the tests "
                       "may not run the files gen09 changes (a build step, such as npm's prepare or pretest "

@@ -51,14 +51,15 @@ class Mutant:
 @frozen
 class Generated:
     """The stage's result: the mutants (at most the cap), how many entity × mutator
-    ``candidates`` and ``files`` it looked at, and ``stats[language][modifier]`` counts:
+    ``candidates`` and ``files`` it looked at, ``stats[language][modifier]`` counts:
     ``generated`` (mutated and sent to the gate), ``gate_<reason>`` (rejected),
-    ``duplicate``, ``gated`` (kept)."""
+    ``duplicate``, ``gated`` (kept), and how many files it left out as ``never_run``."""
 
     mutants: tuple[Mutant, ...]
     candidates: int
     files: int
     stats: dict = field(factory=dict)
+    never_run: int = 0
 
     def per_modifier(self) -> dict[str, dict[str, int]]:
         """The counts summed over languages, by modifier name."""

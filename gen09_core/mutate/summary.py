@@ -107,6 +107,8 @@ def summarize(ctx, stages: Stages, recipe: str, version: str, wall: float) -> di
         "recheck": {k: v for k, v in stages.confirmed.recheck.items() if "seconds" not in k},
         "timeout_sec": stages.measured.timeout, "timeout_source": stages.measured.timeout_source,
         "stall_sec": stages.measured.stall,
+        "generate": {"files": stages.generated.files, "candidates": stages.generated.candidates,
+                     "never_run_files": stages.generated.never_run},
         "mutants": len(mutants),
         "valid": sum(v.status == "valid" for v in stages.validated.verdicts.values()),
         "accepted": len(accepted), "exported": len(stages.exported.tasks),

@@ -161,7 +161,7 @@ def generate_stage(ctx, work, files, baseline):
     result = generate(ctx.registry, work.pristine, files, options.modifiers, options.include, options.exclude,
                       test_files, ctx.config.seeds.mutate, ctx.config.limits.max_mutants, on_start=started)
     journal.event("generate", "done", detail={"mutants": len(result.mutants)})
-    return result
+    return evolve(result, never_run=len(never_run))
 
 
 __all__ = ["RECIPE", "SweSmithOptions", "Entity", "Span"]
