@@ -144,6 +144,14 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
             "part of a result is `\"days\": 0` where `\"days\": 3` is expected.",
         "Expected values to be deeply equal:\n+ actual - expected\n\n  {\n+   a: 1\n-   a: 2\n  }":
             "part of a result is `a: 1` where `a: 2` is expected.",  # node's assert, an object's diff
+        # a side that is a whole value over lines of its own (range-parser 1.2.1: "part of a result is
+        # `[ … ]` where `-1` is expected"); one cut by a line both sides share keeps its ``…``
+        "Expected values to be strictly equal:\n+ actual - expected\n\n+ [\n+   {\n+     end: 10,\n"
+        "+     start: 0\n+   },\n+   type: 'bytes'\n+ ]\n- -1":
+            "a result is `[ { end: 10, start: 0 }, type: 'bytes' ]` where `-1` is expected.",
+        "Expected values to be strictly deep-equal:\n+ actual - expected\n\n  {\n+   a: [\n+     1,\n    b: 2\n"
+        "+   ]\n-   a: 3\n  }":
+            "part of a result is `a: [ … ]` where `a: 3` is expected.",
         "Error: expect(received).toThrowError(expected)\n\nExpected substring: \"locale of es-MX\"\n"
         "Received message:   \"locale es-MX\"\n\n      2424 |":
             "the error message is `\"locale es-MX\"` where `\"locale of es-MX\"` is expected.",
@@ -300,7 +308,7 @@ def test_a_node_diff_with_lines_skipped_reads_as_a_result(tmp_path):
 def test_a_diff_with_one_side_or_a_block_reads_as_what_a_result_holds(tmp_path):
     """query-string (ava): a diff whose changed lines are all on one side said 'the check reports
     `Difference (- actual, + expected)`', and one whose first line opens an object said 'part of a
-    result is `{` where `'one'` is expected'."""
+    result is `{` where `'one'` is expected' (now the object, on one line)."""
     ava = "name: AssertionError\nassertion: t.deepEqual()\ndetails:\n'Difference (- actual, + expected):': |2-\n{\n"
     messages = {
         ava + "query: {\n-     'https://foo.bar/': null,\n},\n}\nmessage: ''\nat: >-":
@@ -308,9 +316,9 @@ def test_a_diff_with_one_side_or_a_block_reads_as_what_a_result_holds(tmp_path):
         ava + "query: {\n+     top: 'foo',\n},\n}\nmessage: ''":
             "a result lacks `top: 'foo'`, which is expected.",
         ava + "a: [\n-     {\n-       decode: true,\n-     },\n+     'one',\n'two',\n],\n}\nmessage: ''":
-            "part of a result is `{ … }` where `'one'` is expected.",
+            "part of a result is `{ decode: true }` where `'one'` is expected.",
         "Expected values to be strictly deep-equal:\n+ actual - expected\n\n  {\n+   a: [\n+     1\n+   ]\n-   a: 2\n  }":
-            "part of a result is `a: [ … ]` where `a: 2` is expected.",  # node's assert, the other way round
+            "part of a result is `a: [ 1 ]` where `a: 2` is expected.",  # node's assert, the other way round
     }
     for message, said in messages.items():
         failures = {"parse-url › handles strings": {"message": message, "trace": []}}

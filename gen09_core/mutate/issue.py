@@ -277,7 +277,15 @@ def _diff_observation(body: list[str], actual_sign: str, expected_sign: str) -> 
                          else f"{text} + {piece}"), end + 1
         text = text.removesuffix(" +").rstrip(",")
         if text.endswith(("{", "[")):
-            text = f"{text} … {']' if text.endswith('[') else '}'}"
+            closer, depth = "]" if text.endswith("[") else "}", _indent(body[start][1:])
+            stop = next((at for at in range(end, len(body)) if not body[at].startswith(sign)
+                         or _indent(body[at][1:]) <= depth), len(body))
+            pieces = [ln[1:].strip() for ln in body[start:stop + 1]]
+            whole = " ".join(piece.removesuffix(",") if after[:1] in ("]", "}") else piece
+                             for piece, after in zip(pieces, [*pieces[1:], ""], strict=True)).rstrip(",")
+            if stop < len(body) and body[stop].startswith(sign + " " * depth + closer) and len(whole) <= 300:
+                return whole, stop + 1 - start  # the whole block is this side's: one line of it
+            text = f"{text} … {closer}"
         return text, end - start
 
     (actual, taken), (expected, given) = first(actual_sign), first(expected_sign)
@@ -288,6 +296,11 @@ def _diff_observation(body: list[str], actual_sign: str, expected_sign: str) -> 
     if expected is not None:
         return f"a result lacks `{expected}`, which is expected."
     return None
+
+
+def _indent(line: str) -> int:
+    """How many spaces ``line`` starts with."""
+    return len(line) - len(line.lstrip(" "))
 
 
 def _unequal(text: str, sign: str = " != ") -> tuple[str, str] | None:
