@@ -435,3 +435,23 @@ def test_lint_plugins_options_are_dropped_and_their_plugins_never_loaded(tmp_pat
     assert recipe.dropped_options == ("--isort", "--pydocstyle", "--pycodestyle", "--flakes", "--pep8", "--mccabe")
     assert recipe.addopts == "--doctest-modules"
     assert {"pydocstyle", "flakes", "pep8", "mccabe", "pytest_pep257"} <= DENIED_PLUGINS.keys()
+
+
+def test_an_addopts_that_stops_early_or_needs_the_cache_still_runs_every_test(tmp_path):
+    """An ``addopts`` of ``-x`` left a mutant's later tests unrun (the failing ones among them),
+    and ``--ff`` / ``--sw`` (pytest's cache plugin, which gen09's runs turn off) stopped pytest
+    before any test ("unrecognized arguments"). A real pytest run."""
+    import sys
+
+    from gen09_core.testrun.jobs import TestEnv, TestJob, install_plugin, run_job
+
+    repo = _repo(tmp_path, {
+        "pytest.ini": "[pytest]\naddopts = -x --ff --sw --lfnf all -q\n",
+        "tests/test_it.py": "def test_a():\n    assert 0\n\n\ndef test_b():\n    assert 0\n\n\ndef test_c():\n    pass\n",
+    })
+    recipe = detect(repo)
+    assert recipe.dropped_options == ("--ff", "--sw", "--lfnf", "all") and recipe.addopts == "-x -q"
+    env = TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins")), addopts=recipe.addopts)
+    run = run_job(env, TestJob("all", str(repo), str(tmp_path / "jobs")))
+    assert {t.split("::")[-1]: o for t, o in run.outcomes.items()} == {
+        "test_a": "failed", "test_b": "failed", "test_c": "passed"}, run.detail

@@ -62,6 +62,12 @@ def package(tmp_path, data, lock=False):
     ("run-s lint tap", {"tap": "^12.6.0"}, "tap", "npx --no-install tap -R tap --no-coverage --100 test"),
     ("mocha -Rdot -Ofoo=bar test/", {"mocha": "^10"}, "mocha-json",
      'npx --no-install mocha test/ --reporter json --reporter-option output="$GEN09_REPORT"'),
+    # stopping at the first failure would leave a mutant's other tests unrun (jshttp/proxy-addr 2.0:
+    # ``mocha --reporter spec --bail --check-leaks test/``); jest's ``--bail 2`` owns its number
+    ("mocha --reporter spec --bail --check-leaks test/", {"mocha": "^10"}, "mocha-json",
+     'npx --no-install mocha --check-leaks test/ --reporter json --reporter-option output="$GEN09_REPORT"'),
+    ("jest --bail 2 src -b --bail=1 4", {"jest": "^29"}, "jest-json",
+     'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT" src 4'),
     # ava (sindresorhus/camelcase 9.0.0 was refused: "no supported test runner"): its TAP on stdout
     ("xo && ava --verbose && tsd", {"ava": "^6.4.1"}, "ava-tap", "npx --no-install ava --tap"),
     ("", {"ava": "^6"}, "ava-tap", "npx --no-install ava --tap"),

@@ -14,7 +14,9 @@ error messages can say where it came from. Detected, in this order:
 - where the package is imported from (``src`` or the repository root);
 - pytest's ``addopts``: options of plugins that would change how gen09 measures
   (coverage, xdist, reruns, random order, lint-as-test plugins) are dropped, those of
-  plugins the tests may need (benchmark, timeout, asyncio, ...) get the plugin installed.
+  plugins the tests may need (benchmark, timeout, asyncio, ...) get the plugin installed;
+  those of pytest's cache plugin (``--lf``, ``--ff``, ``--sw``, ...), which gen09's runs turn
+  off, are dropped too.
 
 An unreadable ``pyproject.toml``, ``setup.cfg`` or requirements file is ``BadInput``
 naming the file and line.
@@ -71,6 +73,15 @@ OPTION_PLUGINS = (
     ("--pydocstyle", "pytest-pydocstyle", "drop", False), ("--flakes", "pytest-flakes", "drop", False),
     ("--pep8", "pytest-pep8", "drop", False), ("--pep257", "pytest-pep257", "drop", False),
     ("--mccabe", "pytest-mccabe", "drop", False),
+    # pytest's cache plugin's, which gen09's runs turn off (``-p no:cacheprovider``): pytest would stop
+    # at them ("unrecognized arguments")
+    ("--lf", "pytest", "drop", False), ("--last-failed", "pytest", "drop", False),
+    ("--ff", "pytest", "drop", False), ("--failed-first", "pytest", "drop", False),
+    ("--nf", "pytest", "drop", False), ("--new-first", "pytest", "drop", False),
+    ("--sw", "pytest", "drop", False), ("--stepwise", "pytest", "drop", False),
+    ("--sw-skip", "pytest", "drop", False), ("--stepwise-skip", "pytest", "drop", False),
+    ("--lfnf", "pytest", "drop", True), ("--last-failed-no-failures", "pytest", "drop", True),
+    ("--cache-clear", "pytest", "drop", False), ("--cache-show", "pytest", "drop", "optional"),
     ("--benchmark-", "pytest-benchmark", "install", None), ("--timeout", "pytest-timeout", "install", None),
     ("--asyncio-mode", "pytest-asyncio", "install", None), ("--mpl", "pytest-mpl", "install", None),
     ("--hypothesis-", "hypothesis", "install", None),

@@ -54,7 +54,7 @@ class TestEnv:
         cachetools, and ``native`` still cost ~0.17 ms per failing test there, 17% of one mutant's
         test loop); a bundle's ``tests/test.sh`` asks for ``native`` to keep its log readable."""
         opts = ["-p", "no:cacheprovider", "-p", PLUGIN, "--continue-on-collection-errors", "-q",
-                f"--tb={traceback}"]
+                f"--tb={traceback}", "--maxfail=0"]  # an addopts ``-x``/``--maxfail`` would leave tests unrun
         for plugin in self.plugins:
             opts += ["-p", plugin]
         if "asyncio" in self.plugins:  # its start-up warning (see ASYNCIO_UNSET)

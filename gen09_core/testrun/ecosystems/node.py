@@ -10,7 +10,8 @@ peer ``typescript@^5.9`` against the project's ``typescript@^6``), and npm proje
 lockfile meet it as their dependencies move on (validator.js: rollup-plugin-babel's peers).
 
 Runner, from the ``scripts.test`` command (its arguments are kept, but for options that
-would change what gen09 measures: coverage, watch mode, reporters), else from the
+would change what gen09 measures: coverage, watch mode, reporters, stopping at the first
+failure), else from the
 dependencies:
 
 - ``node --test`` → gen09's JUnit reporter for node (``gen09_node_junit.mjs``: node's own
@@ -98,10 +99,11 @@ NAMED = "node --test, jest, vitest, mocha, ava, tape, tap, jasmine 3+"
 # options of the repository's own test command that gen09 replaces or must not use
 DROPPED = {"--coverage", "--watch", "--watchAll", "-w", "--reporter", "-R", "--reporters", "--json",
            "--outputFile", "--test-reporter", "--test-reporter-destination", "--reporter-option",
-           "--reporter-options", "-O", "--ci", "--silent", "--verbose"}
+           "--reporter-options", "-O", "--ci", "--silent", "--verbose", "--bail", "-b", "--fail-fast"}
 TAKES_VALUE = {"--reporter", "-R", "--reporters", "--outputFile", "--test-reporter",
                "--test-reporter-destination", "--reporter-option", "--reporter-options", "-O"}
 SHORT_VALUED = {"-R", "-O"}  # a dropped short option, its value in the same word or the next
+COUNTED = {"--bail", "-b"}  # jest's ``--bail [n]``: a number after it is its own
 BIN = 'npx --no-install'
 # npm-run-all's ``run-p build:*`` / ``run-s a b`` / ``npm-run-all -p a b`` (validator.js's ``build``)
 _RUN_ALL = re.compile(r"\b(?:run-[ps]|npm-run-all)((?:[ \t]+[^\s&|;]+)+)")
@@ -432,16 +434,17 @@ def _args(name: str, words: list[str]) -> list[str]:
     are shell words as the script writes them, quotes and all (a glob it leaves to the shell,
     ``node --test dist/test/*.js`` on node 20, stays unquoted: uuid 14)."""
     at = next(i for i, w in enumerate(words) if Path(_unquoted(w)).name == name)
-    out, skip = [], False
+    out, owned = [], None  # owned: what of the next word a dropped option may own ("value" or "count")
     for word in words[at + 1:]:
-        if skip:
-            skip = False
+        if owned == "value" or owned == "count" and word.isdigit():
+            owned = None
             continue
-        option = _unquoted(word).split("=", 1)[0]
+        option, owned = _unquoted(word).split("=", 1)[0], None
         if option[:2] in SHORT_VALUED and not option.startswith("--"):  # ``-Rspec``: the value attached
             continue
         if option in DROPPED or option.startswith("--coverage"):
-            skip = option in TAKES_VALUE and "=" not in word
+            if "=" not in word:
+                owned = "value" if option in TAKES_VALUE else "count" if option in COUNTED else None
             continue
         out.append(word)
     return out
