@@ -75,13 +75,11 @@ OPTION_PLUGINS = (
     ("--mccabe", "pytest-mccabe", "drop", False),
     # pytest's cache plugin's, which gen09's runs turn off (``-p no:cacheprovider``): pytest would stop
     # at them ("unrecognized arguments")
-    ("--lf", "pytest", "drop", False), ("--last-failed", "pytest", "drop", False),
-    ("--ff", "pytest", "drop", False), ("--failed-first", "pytest", "drop", False),
-    ("--nf", "pytest", "drop", False), ("--new-first", "pytest", "drop", False),
-    ("--sw", "pytest", "drop", False), ("--stepwise", "pytest", "drop", False),
-    ("--sw-skip", "pytest", "drop", False), ("--stepwise-skip", "pytest", "drop", False),
+    *((flag, "pytest", "drop", False) for flag in ("--lf", "--last-failed", "--ff", "--failed-first", "--nf",
+                                                    "--new-first", "--sw", "--stepwise", "--sw-skip",
+                                                    "--stepwise-skip", "--cache-clear")),
     ("--lfnf", "pytest", "drop", True), ("--last-failed-no-failures", "pytest", "drop", True),
-    ("--cache-clear", "pytest", "drop", False), ("--cache-show", "pytest", "drop", "optional"),
+    ("--cache-show", "pytest", "drop", "optional"),
     ("--benchmark-", "pytest-benchmark", "install", None), ("--timeout", "pytest-timeout", "install", None),
     ("--asyncio-mode", "pytest-asyncio", "install", None), ("--mpl", "pytest-mpl", "install", None),
     ("--hypothesis-", "hypothesis", "install", None),
