@@ -582,6 +582,10 @@ def test_nodes_loose_equal_and_a_templates_located_error_read_as_what_went_wrong
                                                "is expected.",
         "undefined == true": "Observed: a result is `undefined` where `true` is expected.",
         "'a == b' != 'a == b'": "Observed: a result is `'a == b'`, a value it is expected not to be.",
+        # an object node prints over lines (whitequark/ipaddr.js 2.2: "raises `IPv4 {`")
+        "IPv4 {\n  octets: [\n    172,\n    0,\n    0,\n    254\n  ]\n} == '172.0.0.255'":
+            "Observed: a result is `IPv4 { octets: [ 172, 0, 0, 254 ] }` where `'172.0.0.255'` is expected.",
+        "'a' != [\n  'a'\n]": "Observed: a result is `'a'`, a value it is expected not to be.",
         "Error: examples/output-function.ejs:2\n    1| <ul>\n >> 2| <%- include('/hello.ejs') %>\n    3| <%\n\n"
         "Internal EJS error: no file name or template provided\n    at handleCache (lib/cjs/ejs.js:211:19)":
             "raises `Error: Internal EJS error: no file name or template provided`.",

@@ -117,6 +117,7 @@ _LOCATED = re.compile(r"(?P<head>(?:[^\n]*: )?)[\w./-]+:\d+\n(?:[^\n]*\n)*?\n(?=
 # node's print of a long string over lines (``'a\n' +`` then ``  'b'``), joined back into one literal
 _JOINED = re.compile(r"""(['"`]) \+\n\s+\1""")
 _JS_TEST = re.compile(r"\.[cm]?[jt]sx?$")
+_SPREAD = re.compile(r"^[^\n]*[{\[]\n.*\n[}\]] [!=]= |^[^\n]* [!=]= [^\n]*[{\[]\n.*\n[}\]]$", re.S)
 # node's assert.doesNotThrow / doesNotReject meeting an error: the error's own message follows (js-yaml)
 _NODE_UNWANTED = re.compile(r'^Got unwanted (?:exception|rejection)(?:\.|: [^\n]*)\nActual message: "(.*)"$',
                             re.S)
@@ -564,9 +565,11 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
         return read
     if compared := _compared(message, lines):
         return compared, None
-    # node's assert.equal (``A == B``) and notEqual, one line once node's string pieces are joined
-    if _JS_TEST.search(test_file) and "\n" not in (
-            loose := _JOINED.sub("", message.strip()).removeprefix("AssertionError: ")):
+    # node's assert.equal (``A == B``) and notEqual, one line once node's string pieces are joined and
+    # an object it printed over lines is put on one
+    loose = _JOINED.sub("", message.strip()).removeprefix("AssertionError: ")
+    loose = _squeezed(loose) if _SPREAD.search(loose) else loose
+    if _JS_TEST.search(test_file) and "\n" not in loose:
         if sides := _unequal(loose, " == "):
             return _result(*sides), None
         if sides := _unequal(loose):
