@@ -690,6 +690,19 @@ SEQUENCES = '''
 
         def test_short_items(self):
             self.assertEqual((1, 2), (1, 3))
+
+        def test_long_dicts(self):
+            self.assertEqual({"os": {"build": "17G65", "product": "10.13.6", "x": "y" * 40}, "flag": False},
+                             {"os": {"build": "17G66", "product": "10.13.6", "x": "y" * 40}, "flag": False})
+
+        def test_long_texts(self):
+            self.assertEqual("a\\nb\\n" * 30, "a\\nc\\n" * 30)
+
+        def test_a_line_on_one_side(self):
+            self.assertEqual({"k": "x" * 70, "gone": 1}, {"k": "x" * 70})
+
+        def test_a_diff_too_long_to_show(self):
+            self.assertEqual({"k": [1, 2, 3] * 40, "gone": 1}, {"k": [1, 2, 3] * 40})
 '''
 
 
@@ -699,4 +712,13 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
     _observed_in_a_real_run(tmp_path, SEQUENCES, {
         "test_long_items": "the check reports `Lists differ`: their first differing item (0) is "
                            "`'2019-10-27T01:00:00+00:00'` on one side and `'2019-10-27T01:00:00+01:00'` on the other.",
-        "test_short_items": "the check reports `Tuples differ: (1, 2) != (1, 3)`."})
+        "test_short_items": "the check reports `Tuples differ: (1, 2) != (1, 3)`.",
+        # unittest's diff below what it cut short (nested-lookup 0.2.25: "the check reports `{'os_details':
+        # {'product_version': '10.13.6[71 chars]alse} != {…`")
+        "test_long_dicts": "the check reports two values that differ, first in `'os': {'build': '17G65',` on one "
+                           "side and `'os': {'build': '17G66',` on the other.",
+        "test_long_texts": "the check reports two values that differ, first in `b` on one side and `c` on the "
+                           "other.",
+        "test_a_line_on_one_side": "the check reports two values that differ, first in `{'gone': 1,` on one side "
+                                   "only.",
+        "test_a_diff_too_long_to_show": re.compile(r"Observed: the check reports `\{'k':\[\d+ chars\]")})

@@ -614,23 +614,35 @@ def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]
     if first.startswith("assert") or (failed_check and not first):
         return "a documented property of the result does not hold.", None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
-        return _unittest_sequences(first, lines) or _check(first), None
+        return _unittest_cut(first, lines) or _check(first), None
     if match := _C_ASSERT.match(first):
         return None, f"Assertion '{match.group(2)}' failed in {match.group(1)}()"[:300]
     return None, _LOCATION.sub("", first)[:300]
 
 
-def _unittest_sequences(first: str, lines: list[str]) -> str | None:
-    """The observation of unittest's ``Lists differ: … != …`` (``first``) whose values it cut
-    short (``[13 chars]``): the first differing item its message goes on to show, or None."""
+def _unittest_cut(first: str, lines: list[str]) -> str | None:
+    """The observation of a unittest comparison (``first``) whose values it cut short
+    (``[13 chars]``): the first differing item of a sequence, else the first lines of its diff
+    that differ (unittest's ``-`` and ``+`` sides are its two arguments, whichever is the
+    expected one), or None."""
+    if not _UNITTEST_CUT.search(first):
+        return None
     kind = _UNITTEST_SEQUENCES.match(first)
     at = next((n for n, line in enumerate(lines) if _UNITTEST_ITEM.match(line.strip())), None)
-    if not kind or at is None or len(lines) < at + 3 or not _UNITTEST_CUT.search(first):
+    if kind and at is not None and len(lines) >= at + 3:
+        index = _UNITTEST_ITEM.match(lines[at].strip()).group(1)
+        one, other = (cut_at_token(line.strip(), 300) for line in lines[at + 1:at + 3])
+        return (f"the check reports `{kind.group(1)}`: their first differing item ({index}) is `{one}` "
+                f"on one side and `{other}` on the other.")
+    changed = [ln for ln in lines[1:] if ln.startswith(("- ", "+ "))]
+    if not changed:
         return None
-    index = _UNITTEST_ITEM.match(lines[at].strip()).group(1)
-    one, other = (cut_at_token(line.strip(), 300) for line in lines[at + 1:at + 3])
-    return (f"the check reports `{kind.group(1)}`: their first differing item ({index}) is `{one}` on one "
-            f"side and `{other}` on the other.")
+    one = cut_at_token(changed[0][2:].strip(), 300)
+    if len(changed) > 1 and changed[1][0] != changed[0][0]:
+        other = cut_at_token(changed[1][2:].strip(), 300)
+        return (f"the check reports two values that differ, first in `{one}` on one side and `{other}` "
+                "on the other.")
+    return f"the check reports two values that differ, first in `{one}` on one side only."
 
 
 def _printable(text: str) -> str:
