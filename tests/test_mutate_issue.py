@@ -192,6 +192,16 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
             "the property `zoom` is `'55'` where `55` is expected.",
         "expected { _: [], f: 11, zoom: 55 } to have property 'z'":
             "the check reports `expected { _: [], f: 11, zoom: 55 } to have property 'z'`.",
+        # chai's ``to be`` with a word, not a value (supermacro/neverthrow 8, vitest: "a result is `true`
+        # where `falsy` is expected")
+        "AssertionError: expected true to be falsy": "a result is `true` where a falsy value is expected.",
+        "AssertionError: expected 5 to be above 10": "a result is `5` where a value above `10` is expected.",
+        "AssertionError: expected 5 to be at most 4": "a result is `5` where a value at most `4` is expected.",
+        "AssertionError: expected '5' to be a number": "a result is `'5'` where a number is expected.",
+        "AssertionError: expected {} to be an instance of Foo": "a result is `{}` where an instance of `Foo` is "
+                                                                "expected.",
+        "AssertionError: expected [ 1 ] to be empty": "a result is `[ 1 ]` where an empty value is expected.",
+        "AssertionError: expected 1 to be null": "a result is `1` where `null` is expected.",
     })
     # jsemver 0.10.2 (JUnit 5 under surefire): its assertions said 'raises `expected: <true> but was: <false>`'
     luxon.update({

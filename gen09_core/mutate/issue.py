@@ -149,8 +149,15 @@ _CHAI_PROPERTY = re.compile(r"^(?:AssertionError: )?expected .+ to have (?:deep 
 # (``Expected $.err.msg = 'x' to equal 'y'.``), ``Expected 3 not to equal 3.``
 _JASMINE_EQ = re.compile(r"^Expected (?:(\$\S*) = )?(.+) to (?:be|equal) (.+)\.$")
 _JASMINE_NOT = re.compile(r"^Expected (.+) not to (?:be|equal) (.+)\.$")
-_CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (?:be|(?:deeply |strictly )?equal|eql) (.+?)"
+_CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (be|(?:deeply |strictly )?equal|eql) (.+?)"
                       r"(?: // Object\.is equality)?$")
+# chai's ``to be`` followed by a word or a comparison, not a value (supermacro/neverthrow 8: "a result
+# is `true` where `falsy` is expected")
+_CHAI_WORDS = {"truthy": "a truthy value", "falsy": "a falsy value", "empty": "an empty value",
+               "ok": "a truthy value"}
+_CHAI_RELATION = re.compile(r"^(above|below|at least|at most|greater than(?: or equal to)?"
+                            r"|less than(?: or equal to)?|an instance of|one of|close to|within) (.+)$")
+_CHAI_TYPE = re.compile(r"^an? (\w+)$")
 
 
 def forbidden_strings(tests: list[str], diff: str) -> list[str]:
@@ -431,9 +438,11 @@ def _compared(message: str, lines: list[str]) -> str | None:
     if match := _CHAI_PROPERTY.match(lines[0].strip()):
         return _result(match.group(3), match.group(2), f"the property `{match.group(1)}`")
     if match := _CHAI_EQ.match(lines[0].strip()):
-        actual, expected = match.groups()
+        actual, verb, expected = match.groups()
         if actual == "a thrown error":  # vitest's toThrowError(error)
             return f"the error raised is not the expected `{expected}`."
+        if verb == "be" and (wanted := _chai_wanted(expected)):
+            return f"a result is `{actual}` where {wanted} is expected."
         if actual == expected:  # chai cut both short (``{ path: '/test', …(1) }``)
             return f"a result differs from what is expected, though both print as `{actual}`."
         return _result(actual, expected)
@@ -443,6 +452,17 @@ def _compared(message: str, lines: list[str]) -> str | None:
         path, actual, expected = match.groups()
         return _result(actual, expected, f"`{path}` of a result" if path else "a result")
     return None
+
+
+def _chai_wanted(said: str) -> str | None:
+    """What chai's ``to be SAID`` asks for, in words, when ``said`` is a word or a comparison
+    (``falsy``, ``above 10``, ``a number``), not a value."""
+    if said in _CHAI_WORDS:
+        return _CHAI_WORDS[said]
+    if match := _CHAI_RELATION.match(said):
+        relation, value = match.groups()
+        return f"{'' if relation.startswith(('an ', 'one ')) else 'a value '}{relation} `{value}`"
+    return said if _CHAI_TYPE.match(said) else None
 
 
 def _node_strict(text: str) -> tuple[str, str] | None:
