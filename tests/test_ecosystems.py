@@ -139,6 +139,13 @@ def test_node_builds_before_each_run_when_pretest_compiles(tmp_path):
     assert node.expand_script(validator_scripts := {"a": "npm-run-all -p b:** --silent c", "b:x:y": "tsc",
                                                     "c": "run-s d", "d": "babel"}, "a") == "tsc && babel"
     assert node.expand_script({**validator_scripts, "a": "run-p nothing:*"}, "a") == "run-p nothing:*"
+    # a type check builds nothing: it only made each mutant's run slower, and a mutant that broke a type
+    # ended its run before a test (ianstormtaylor/superstruct 2: ``tsc --noEmit`` in ``test:types``)
+    superstruct = package(tmp_path, {"scripts": {
+        "test": "npm run build && npm run test:types && npm run test:vitest", "build": "rollup --config ./r.js",
+        "test:types": "tsc --noEmit && tsc --project ./test/tsconfig.json --noEmit", "test:vitest": "vitest run"},
+        "devDependencies": {"vitest": "^3"}})
+    assert superstruct.test.startswith(f"{node.LOCAL_BIN} && rollup --config ./r.js >&2 && npx --no-install vitest run")
 
 
 def test_node_tests_importing_what_the_repository_lacks_get_prepare_before_each_run(tmp_path):

@@ -46,9 +46,9 @@ as validator.js has) inside a script is followed to the scripts it names; a ``ya
 browsers puppeteer, playwright and cypress would download at install are not downloaded
 (``NO_BROWSERS``): a suite that needs one fails its pristine run, saying so. A ``pretest``
 script that compiles or bundles (``tsc``, ``babel``, ``rollup``, …) runs before every test run,
-as ``npm test`` runs it (only its steps that build, when others do not: a lint is no build), and
-so does such a step before the runner in ``scripts.test``
-(``tsc && mocha``): the tests import what it builds, so a mutant must be built first. A step
+as ``npm test`` runs it (only its steps that build, when others do not: a lint is no build,
+nor is a type check such as ``tsc --noEmit``), and so does such a step before the runner in
+``scripts.test`` (``tsc && mocha``): the tests import what it builds, so a mutant must be built first. A step
 that runs a script file of the repository (``./scripts/build.sh``) is read through that file.
 Where none is found but a test file imports a file under a folder the repository lacks
 (isaacs/minimatch 10's ``../dist/esm/index.js``: its ``prepare`` is ``tshy``), the package's
@@ -85,6 +85,9 @@ NO_BROWSERS = {"PUPPETEER_SKIP_DOWNLOAD": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD
 # isaacs/minimatch 10: ``pretest`` is ``npm run prepare``, ``prepare`` is ``tshy``: 13 of 20 mutants "no F2P")
 _BUILDS = re.compile(r"\b(?:tsc|tshy|tsdown|babel|rollup|rolldown|esbuild|tsup|webpack|swc|microbundle"
                      r"|unbuild|pkgroll|vite build)\b")
+# a type check builds nothing (ianstormtaylor/superstruct 2: ``tsc --noEmit`` ran before every mutant's
+# tests, and a mutant that broke a type ended its run before any test)
+_NO_EMIT = re.compile(r"\btsc\b[^&|;\n]*--noEmit\b")
 _SCRIPT_FILES = (".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".mts")  # a script a step may run
 # a test file's relative import (``from '../dist/esm/index.js'``, ``require('../lib')``, ``import('./x')``)
 _RELATIVE_IMPORT = re.compile(r"""(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*)['"](\.\.?/[^'"]+)['"]""")
@@ -294,8 +297,14 @@ def _pretest_builds(scripts: dict, repo: Path) -> list[str]:
     not its ``npm run lint``), as ``npm test`` would run them first: the whole script when every
     step builds."""
     steps = [part.strip() for part in script_parts(str(scripts.get("pretest") or "")) if part.strip()]
-    building = [step for step in steps if _BUILDS.search(_with_files(_expanded(scripts, step), repo))]
+    building = [step for step in steps if _builds(_with_files(_expanded(scripts, step), repo))]
     return ["npm run --silent pretest"] if building and building == steps else building
+
+
+def _builds(text: str) -> bool:
+    """Whether the script ``text`` runs a compiler or bundler that writes something (not only
+    ``tsc --noEmit``)."""
+    return bool(_BUILDS.search(_NO_EMIT.sub("", text)))
 
 
 def _with_files(script: str, repo: Path) -> str:
@@ -318,7 +327,7 @@ def _builds_before(script: str, runner: str, repo: Path) -> list[str]:
     for part in script_parts(script):
         if script_segment(part, runner) is not None:
             return builds
-        if _BUILDS.search(_with_files(part, repo)):
+        if _builds(_with_files(part, repo)):
             builds.append(part.strip())
     return []  # the runner came from the dependencies: nothing of the script runs
 
