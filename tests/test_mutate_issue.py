@@ -1,6 +1,7 @@
 """mutate.issue: the symptom-based issue writer."""
 
 import re
+import textwrap
 from pathlib import Path
 
 from gen09_core.entities import module_name
@@ -732,3 +733,39 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
         "test_a_line_on_one_side": "the check reports two values that differ, first in `{'gone': 1,` on one side "
                                    "only.",
         "test_a_diff_too_long_to_show": re.compile(r"Observed: the check reports `\{'k':\[\d+ chars\]")})
+
+
+LIBRARY_ERRORS = '''
+    import ast
+
+    from lib import precedence
+
+
+    def test_syntax():
+        ast.parse("x = (1,\\n  2")
+
+
+    def test_library_assert():
+        assert precedence(None) == 1
+
+
+    def test_own_assert():
+        assert precedence(2) == 1
+'''
+
+
+def test_a_syntax_error_and_a_librarys_own_assert_read_as_what_was_raised(tmp_path):
+    """astor 0.8.1: issues said "raises `File "<unknown>", line 1`" (the first line of a SyntaxError
+    pytest formats) and "the check reports `None`" (``assert node is not None, node`` in astor's own
+    code: no check of the test failed, the library raised). A real pytest run."""
+    from gen09_core.testrun.jobs import TestJob, run_job
+    from tests.helpers import warm_project
+
+    repo, env = warm_project(tmp_path, "def precedence(node):\n    assert node is not None, node\n    return node\n",
+                             textwrap.dedent(LIBRARY_ERRORS))
+    run = run_job(env, TestJob("real", str(repo), str(tmp_path / "jobs")))
+    said = {test_id.split("::")[-1]: write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
+            for test_id, failure in run.failures.items()}
+    assert "It raises `SyntaxError: '(' was never closed (line 1)`." in said["test_syntax"], said
+    assert "It raises `AssertionError: None`." in said["test_library_assert"], said
+    assert "Observed: `precedence(2)` returns `2`, but `1` is expected." in said["test_own_assert"], said

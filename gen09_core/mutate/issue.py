@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import re
 import textwrap
 import tokenize
@@ -117,6 +118,13 @@ _LOCATED = re.compile(r"(?P<head>(?:[^\n]*: )?)[\w./-]+:\d+\n(?:[^\n]*\n)*?\n(?=
 # node's print of a long string over lines (``'a\n' +`` then ``  'b'``), joined back into one literal
 _JOINED = re.compile(r"""(['"`]) \+\n\s+\1""")
 _JS_TEST = re.compile(r"\.[cm]?[jt]sx?$")
+# a Python file of test code: a test, a conftest, under a tests/ or (_)testing/ folder, a testing module
+_PY_TEST_CODE = re.compile(r"(?:^|/)(?:_?(?:tests?|testing)(?:/|\.py$)|test_[^/]*\.py$|[^/]*_test\.py$"
+                           r"|conftest\.py$)")
+# Python's print of a SyntaxError: the file and line, the line and a caret, then the error (astor 0.8.1:
+# "raises `File "<unknown>", line 1`")
+_PY_SYNTAX = re.compile(r'^File "[^"\n]*", line (?P<line>\d+)\n(?:.*\n)*?(?P<error>(?:\w+\.)*'
+                        r"(?:SyntaxError|IndentationError|TabError): .+)$")
 _SPREAD = re.compile(r"^[^\n]*[{\[]\n.*\n[}\]] [!=]= |^[^\n]* [!=]= [^\n]*[{\[]\n.*\n[}\]]$", re.S)
 # node's assert.doesNotThrow / doesNotReject meeting an error: the error's own message follows (js-yaml)
 _NODE_UNWANTED = re.compile(r'^Got unwanted (?:exception|rejection)(?:\.|: [^\n]*)\nActual message: "(.*)"$',
@@ -544,9 +552,25 @@ def _ava_error(opening: str, rest: str) -> str:
     return f"{name}: {said.group(1)}".replace("\\'", "'") if said and said.group(1) else name
 
 
-def _symptom(message: str, test_file: str = "") -> tuple[str | None, str | None]:
-    """(short observation, exception line) from a crash message of a test of ``test_file``."""
+def _library_assert(message: str, trace) -> bool:
+    """Whether the failure ``message`` is an ``assert`` of the repository's own code, not of a test:
+    its innermost frame (the last of ``trace``) a Python file of the repository that is no test code
+    (astor 0.8.1's ``assert node is not None, node``: "the check reports `None`"). pytest rewrites
+    only test code's asserts, so a rewritten one (``assert -1 == 5``) is a test's."""
+    if not (message.startswith("AssertionError") and trace) or message.startswith("AssertionError: assert "):
+        return False
+    path = str(trace[-1][0])
+    return path.endswith(".py") and not os.path.isabs(path) and not _PY_TEST_CODE.search(path)
+
+
+def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, str | None]:
+    """(short observation, exception line) from a crash message of a test of ``test_file``
+    (``trace``: the failure's ``[file, line]`` frames, innermost last, where the runner gives them)."""
     message = _inner_exception(message) or message
+    if _library_assert(message, trace):  # no check of the test failed: the library raised
+        return None, message.splitlines()[0].strip()
+    if syntax := _PY_SYNTAX.match(message.strip()):  # Python's print of a SyntaxError, its lines and caret
+        return None, f"{syntax.group('error')} (line {syntax.group('line')})"
     if message.startswith("E   "):  # a module pytest could not collect (--tb=no): its marked exception lines
         message = re.sub(r"^E {3}", "", message, flags=re.M)
     if message.startswith(_JEST_SUITE):  # a test file jest could not load: what stopped it follows
@@ -679,7 +703,8 @@ def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path)
         if not failure:
             continue
         repro = _repro_line(nodeid, failure, repo)
-        observation, exception = _symptom(failure.get("message", ""), nodeid.partition("::")[0])
+        observation, exception = _symptom(failure.get("message", ""), nodeid.partition("::")[0],
+                                          failure.get("trace") or ())
         key = tuple(_clean(_ADDRESS.sub(">", _printable(text)), forbidden) if text else None
                     for text in (repro, observation, exception))
         if key in seen or not any(key):
