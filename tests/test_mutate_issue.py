@@ -50,7 +50,8 @@ def test_the_test_functions_own_frame_is_the_check_and_a_pytest_timeout_does_not
               "@patched\ndef test_monitor():\n    monitor = start()\n    assert not monitor.is_alive()\n")
     (tmp_path / "tests" / "t_sync.py").write_text(source)
     for message, observed in {
-            "assert not True\n +  where True = is_alive()": "a documented property of the result does not hold.",
+            "assert not True\n +  where True = is_alive()": "`is_alive()` returns `True` where a falsy value is "
+                                                           "expected.",
             "Failed: Timeout (>30.0s) from pytest-timeout.": "a call does not finish: the check runs out of time."}.items():
         failures = {"tests/t_sync.py::test_monitor": {"message": message,
                                                       "trace": [["tests/t_sync.py", 7], ["tests/t_sync.py", 14]]}}
@@ -769,3 +770,42 @@ def test_a_syntax_error_and_a_librarys_own_assert_read_as_what_was_raised(tmp_pa
     assert "It raises `SyntaxError: '(' was never closed (line 1)`." in said["test_syntax"], said
     assert "It raises `AssertionError: None`." in said["test_library_assert"], said
     assert "Observed: `precedence(2)` returns `2`, but `1` is expected." in said["test_own_assert"], said
+
+
+TRUTHS = '''
+    class Box:
+        def full(self):
+            return True
+
+
+    def check(n):
+        return [] if n == 0 else True
+
+
+    def test_not():
+        assert not check(2)
+
+
+    def test_plain():
+        assert check(0)
+
+
+    def test_method():
+        assert not Box().full()
+
+
+    def test_membership():
+        assert "a" not in "abc"
+'''
+
+
+def test_a_failed_truth_check_names_the_value_and_the_call(tmp_path):
+    """pure-eval 0.2.4: 23 issues said "a documented property of the result does not hold" for
+    ``assert not check_interesting('foo.method')``. A real pytest run; a call pytest prints as
+    ``<bound method …>()`` is left out, and an ``in`` check is no one value."""
+    _observed_in_a_real_run(tmp_path, TRUTHS, {
+        "test_not": "`check(2)` returns `True` where a falsy value is expected.",
+        "test_plain": "`check(0)` returns `[]` where a truthy value is expected.",
+        "test_method": re.compile(r"Observed: (`full\(\)` returns|a result is) `True` where a falsy value is "
+                                  r"expected\.\n"),  # pytest 9 names ``full()``, older ones the bound method
+        "test_membership": "a documented property of the result does not hold."})

@@ -20,6 +20,8 @@ MAX_OBSERVATIONS = 3
 MAX_STATEMENT_CHARS = 600  # a longer failing statement is cut at a token boundary
 _WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
+_ASSERT_TRUTH = re.compile(r"^assert (not )?(.+)$")
+_FALSY = ("False", "None", "0", "0.0", "''", '""', "b''", "[]", "{}", "()", "set()")
 # pytest's explanation of a comparison whose values it cut short (``{'matched_val...}``)
 _PYTEST_AT = re.compile(r"^At index (\d+) diff: (.+)$")
 _PYTEST_MORE = re.compile(r"^(Left|Right) contains (?:one|\d+) more items?"
@@ -552,6 +554,23 @@ def _ava_error(opening: str, rest: str) -> str:
     return f"{name}: {said.group(1)}".replace("\\'", "'") if said and said.group(1) else name
 
 
+def _truthiness(first: str, lines: list[str]) -> str | None:
+    """The observation of pytest's ``assert VALUE`` / ``assert not VALUE`` (``first``): the value, and
+    the call that returned it where pytest names one (pure-eval 0.2.4: "a documented property of the
+    result does not hold" for ``assert not check_interesting('foo.method')``), or None."""
+    match = _ASSERT_TRUTH.match(first)
+    if not match:
+        return None
+    negated, value = match.groups()
+    calls = [where.group(2) for ln in lines[1:] if (where := _WHERE.match(ln)) and where.group(1) == value]
+    if not calls and value not in (_FALSY if not negated else ("True",)):
+        return None  # not one value (``assert 'a' not in 'abc'``)
+    wanted = "a falsy value" if negated else "a truthy value"
+    call = next((c for c in calls if not c.startswith("<")), None)  # not a bound method's print
+    return f"`{call}` returns `{value}` where {wanted} is expected." if call else \
+        f"a result is `{value}` where {wanted} is expected."
+
+
 def _library_assert(message: str, trace) -> bool:
     """Whether the failure ``message`` is an ``assert`` of the repository's own code, not of a test:
     its innermost frame (the last of ``trace``) a Python file of the repository that is no test code
@@ -655,6 +674,8 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
         if call:
             return f"`{call}` returns `{actual}`, but `{expected}` is expected.", None
         return _result(actual, expected), None
+    if truth := _truthiness(first, lines):
+        return truth, None
     if first.startswith("assert") or (failed_check and not first):
         return "a documented property of the result does not hold.", None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
