@@ -455,3 +455,19 @@ def test_an_addopts_that_stops_early_or_needs_the_cache_still_runs_every_test(tm
     run = run_job(env, TestJob("all", str(repo), str(tmp_path / "jobs")))
     assert {t.split("::")[-1]: o for t, o in run.outcomes.items()} == {
         "test_a": "failed", "test_b": "failed", "test_c": "passed"}, run.detail
+
+
+def test_a_setup_cfg_requirement_list_on_one_line_is_split_at_its_semicolons(tmp_path):
+    """stack-data 0.6.3: ``tests_require = pytest; typeguard; pygments; littleutils`` (setuptools'
+    semicolon-separated form) was refused as one invalid requirement; a marker after a semicolon
+    stays the requirement's."""
+    from gen09_core.testrun.detect import _cfg_requirements
+
+    repo = _repo(tmp_path, {"setup.py": "from setuptools import setup\nsetup()\n", "sd.py": "",
+                            "setup.cfg": "[metadata]\nname = sd\n[options]\ntests_require = pytest; typeguard; "
+                                         "littleutils\n"})
+    assert detect(repo).requirements == ("pytest", "typeguard", "littleutils")
+
+    assert _cfg_requirements("mock; python_version < '3.3'") == ["mock; python_version < '3.3'"]
+    assert _cfg_requirements("pytest; typeguard; littleutils") == ["pytest", "typeguard", "littleutils"]
+    assert _cfg_requirements("\npytest\n# no\ntypeguard") == ["pytest", "typeguard"]

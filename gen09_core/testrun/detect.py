@@ -321,6 +321,25 @@ def _lines(text: str) -> list[str]:
     return [ln.strip() for ln in str(text).splitlines() if ln.strip() and not ln.strip().startswith("#")]
 
 
+def _cfg_requirements(text: str) -> list[str]:
+    """A setup.cfg requirement list as setuptools reads it: one a line, or on one line separated by
+    semicolons (stack-data 0.6.3: ``tests_require = pytest; typeguard; pygments; littleutils`` was
+    refused as one invalid requirement), unless what follows a semicolon is an environment marker."""
+    from packaging.markers import InvalidMarker, Marker
+
+    text = str(text)
+    if "\n" in text.strip() or ";" not in text:
+        return _lines(text)
+    pieces = [piece.strip() for piece in text.split(";")]
+    for piece in pieces[1:]:
+        try:
+            Marker(piece)
+            return _lines(text)  # ``name; marker``: one requirement
+        except InvalidMarker:
+            pass
+    return [piece for piece in pieces if piece and not piece.startswith("#")]
+
+
 # -- the project, its extras and groups -------------------------------------------------
 
 
@@ -336,7 +355,7 @@ def _extras(pyproject, setup_cfg, setup_py) -> dict:
         extras[key] = ("pyproject.toml [project.optional-dependencies]", value)
     if setup_cfg.has_section("options.extras_require"):
         for key, value in setup_cfg.items("options.extras_require"):
-            extras.setdefault(key, ("setup.cfg [options.extras_require]", _lines(value)))
+            extras.setdefault(key, ("setup.cfg [options.extras_require]", _cfg_requirements(value)))
     for key, value in (setup_py.get("extras_require") or {}).items():
         extras.setdefault(key, ("setup.py extras_require", value))
     for key, value in (((pyproject.get("tool") or {}).get("poetry") or {}).get("extras") or {}).items():
@@ -351,9 +370,9 @@ def _tests_require(setup_cfg, setup_py) -> dict:
     listed = setup_py.get("tests_require")
     if isinstance(listed, str | list | tuple) and listed:
         out["setup.py tests_require"] = {"test": _lines(listed) if isinstance(listed, str) else list(listed)}
-    listed = setup_cfg.get("options", "tests_require", fallback="")
-    if _lines(listed):
-        out["setup.cfg [options] tests_require"] = {"test": _lines(listed)}
+    listed = _cfg_requirements(setup_cfg.get("options", "tests_require", fallback=""))
+    if listed:
+        out["setup.cfg [options] tests_require"] = {"test": listed}
     return out
 
 
