@@ -51,26 +51,38 @@ def rust_impl(node) -> str | None:
     return base_type(node.child_by_field_name("type"))
 
 
+_JS_FUNCTIONS = {"arrow_function", "function_expression", "function", "generator_function"}
+
+
+def _named_function(node, value: str, name: str) -> str | None:
+    """The text of ``node``'s field ``name`` when its field ``value`` is a function, else None."""
+    found = node.child_by_field_name(value)
+    return text(node.child_by_field_name(name)) if found is not None and found.type in _JS_FUNCTIONS else None
+
+
 def js_function_value(node) -> str | None:
     """``const f = (x) => ...`` and ``const f = function () {}`` define function ``f``."""
-    value = node.child_by_field_name("value")
-    if value is None or value.type not in {"arrow_function", "function_expression", "function",
-                                           "generator_function"}:
-        return None
-    return text(node.child_by_field_name("name"))
+    return _named_function(node, "value", "name")
+
+
+def js_assigned_function(node) -> str | None:
+    """``module.exports = function (num) {…}``, ``Foo.prototype.bar = function () {…}`` and
+    ``exports.trim = (s) => …`` define the function named by what they assign to (CommonJS's
+    way: jonschlinkert/is-number's only code made no mutant)."""
+    return _named_function(node, "right", "left")
 
 
 _JS_DEFS = {
     "function_declaration": "function", "generator_function_declaration": "function",
     "class_declaration": "class", "class": "class", "method_definition": "function",
-    "variable_declarator": "function",
+    "variable_declarator": "function", "assignment_expression": "function",
 }
 _TS_DEFS = {
     **_JS_DEFS, "abstract_class_declaration": "class", "interface_declaration": "interface",
     "enum_declaration": "enum", "type_alias_declaration": "type", "internal_module": "namespace",
     "module": "namespace", "method_signature": "function", "abstract_method_signature": "function",
 }
-_JS_NAMES = {"variable_declarator": js_function_value}
+_JS_NAMES = {"variable_declarator": js_function_value, "assignment_expression": js_assigned_function}
 _C_NAMES = {"function_definition": c_declarator, "struct_specifier": with_body,
             "union_specifier": with_body, "enum_specifier": with_body}
 

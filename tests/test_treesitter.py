@@ -219,6 +219,14 @@ def test_entity_names_and_kinds(reg):
     assert "geo.Rect.scaled" in names("shapes.cpp")  # defined outside the class as Rect::scaled
     assert names("account.rb")["Bank.Account.open"] == "method"
     assert names("server.js")["ok"] == "function"  # const ok = (body) => ...
+    # a function assigned to a property (jonschlinkert/is-number: ``module.exports = function (num) {…}``, its
+    # only code, made no mutant: "No mutant was made"); a value that is no function is no entity
+    common = {e.name: (e.kind, e.span.start, e.span.end) for e in list_entities(reg, "lib.js", (
+        "'use strict';\nmodule.exports = function (num) {\n  return num - num === 0;\n};\n"
+        "Foo.prototype.bar = function () {\n  return this.x;\n};\nexports.trim = (s) => s.trim();\n"
+        "exports.count = 3;\n"))}
+    assert common == {"module.exports": ("method", 2, 4), "Foo.prototype.bar": ("method", 5, 7),
+                      "exports.trim": ("method", 8, 8)}
 
 
 @pytest.mark.parametrize("language", sorted(CASES))
