@@ -227,6 +227,16 @@ def test_entity_names_and_kinds(reg):
         "exports.count = 3;\n"))}
     assert common == {"module.exports": ("method", 2, 4), "Foo.prototype.bar": ("method", 5, 7),
                       "exports.trim": ("method", 8, 8)}
+    # and mutators reach into such a function's body (its body was not found: still no mutant)
+    import random
+
+    from gen09_core.mutate.mutants import mutators_by_language
+
+    text = "module.exports = function (num) {\n  return num - num === 0;\n};\n"
+    (entity,) = list_entities(reg, "index.js", text)
+    (flip,) = [m for m in mutators_by_language(reg, ())["javascript"] if m.name == "op_flip_compare"]
+    assert flip.eligible(flip.features("index.js", text, entity), entity)
+    assert flip.mutate("index.js", text, entity, random.Random(1)) == text.replace("===", "!==")
 
 
 @pytest.mark.parametrize("language", sorted(CASES))

@@ -121,7 +121,10 @@ def _features(language, grammar, path, text, name, start) -> Features | None:
     return entity_features(scope)
 
 
+_FUNCTION_FIELD = {"variable_declarator": "value", "assignment_expression": "right"}  # ``f = function …``
+
+
 def _has_body(node) -> bool:
-    if node.type == "variable_declarator":
-        node = node.child_by_field_name("value")
+    if node.type in _FUNCTION_FIELD:
+        node = node.child_by_field_name(_FUNCTION_FIELD[node.type])
     return node is not None and node.child_by_field_name("body") is not None
