@@ -218,8 +218,10 @@ def test_the_runner_kills_what_a_timed_out_test_started(env, tmp_path):
     run = run_job(env, TestJob("hang", str(repo), str(tmp_path / "jobs"), timeout_sec=3))
     assert run.status == "timeout"
     child = int(pid_file.read_text())
-    state = subprocess.run(["ps", "-o", "stat=", "-p", str(child)], capture_output=True, text=True).stdout.strip()
-    assert state in ("", "Z"), f"child {child} survived the timeout ({state})"
+    seen = subprocess.run(["ps", "-o", "stat=,args=", "-p", str(child)], capture_output=True, text=True).stdout
+    state, _, args = seen.strip().partition(" ")
+    # its pid may already be another process's on a busy machine (a README check beside CI saw one running)
+    assert state in ("", "Z") or args.strip() != "sleep 300", f"child {child} survived the timeout ({seen})"
 
 
 _IDS = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40).map(
