@@ -582,6 +582,20 @@ def _library_assert(message: str, trace) -> bool:
     return path.endswith(".py") and not os.path.isabs(path) and not _PY_TEST_CODE.search(path)
 
 
+def _node_unequal(message: str) -> str | None:
+    """What node's assert.equal (``A == B``) or notEqual says failed, once node's string pieces are
+    joined and an object it printed over lines is put on one line; None for any other message."""
+    loose = _JOINED.sub("", message.strip()).removeprefix("AssertionError: ")
+    loose = _squeezed(loose) if _SPREAD.search(loose) else loose
+    if "\n" in loose:
+        return None
+    if sides := _unequal(loose, " == "):
+        return _result(*sides)
+    if sides := _unequal(loose):
+        return f"a result is `{sides[0]}`, a value it is expected not to be."
+    return None
+
+
 def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, str | None]:
     """(short observation, exception line) from a crash message of a test of ``test_file``
     (``trace``: the failure's ``[file, line]`` frames, innermost last, where the runner gives them)."""
@@ -628,15 +642,8 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
         return read
     if compared := _compared(message, lines):
         return compared, None
-    # node's assert.equal (``A == B``) and notEqual, one line once node's string pieces are joined and
-    # an object it printed over lines is put on one
-    loose = _JOINED.sub("", message.strip()).removeprefix("AssertionError: ")
-    loose = _squeezed(loose) if _SPREAD.search(loose) else loose
-    if _JS_TEST.search(test_file) and "\n" not in loose:
-        if sides := _unequal(loose, " == "):
-            return _result(*sides), None
-        if sides := _unequal(loose):
-            return f"a result is `{sides[0]}`, a value it is expected not to be.", None
+    if _JS_TEST.search(test_file) and (said := _node_unequal(message)):
+        return said, None
     first = lines[0].strip()
     if in_test and not first.startswith(("called `", "assert")):  # a test's own panic!(), not an unwrap()
         return _check(first), None
