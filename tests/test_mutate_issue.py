@@ -809,3 +809,52 @@ def test_a_failed_truth_check_names_the_value_and_the_call(tmp_path):
         "test_method": re.compile(r"Observed: (`full\(\)` returns|a result is) `True` where a falsy value is "
                                   r"expected\.\n"),  # pytest 9 names ``full()``, older ones the bound method
         "test_membership": "a documented property of the result does not hold."})
+
+
+IDENTITIES = '''
+    import unittest
+
+
+    class Span:
+        def __init__(self, n):
+            self.n = n
+
+        def __ne__(self, other):
+            return True
+
+        def __repr__(self):
+            return f"Span({self.n})"
+
+
+    def find(n):
+        return None if n else 5
+
+
+    def test_is_false():
+        assert (Span(1) != Span(1)) is False
+
+
+    def test_is_none():
+        assert find(0) is None
+
+
+    def test_is_not_none():
+        assert find(1) is not None
+
+
+    class T(unittest.TestCase):
+        def test_counts(self):
+            self.assertCountEqual(["a", "b", "b"], ["a", "b", "c"])
+'''
+
+
+def test_an_identity_or_count_check_names_what_differs(tmp_path):
+    """isodate 0.7.2: "a documented property of the result does not hold" for
+    ``assert (Duration(…) != Duration(…)) is False``; semantic_version 2.10.0: "the check reports
+    `Element counts were not equal:`", with the element that differs left out. A real pytest run."""
+    _observed_in_a_real_run(tmp_path, IDENTITIES, {
+        "test_is_false": "`Span(1) != Span(1)` is not `False`, though `False` is expected.",
+        "test_is_none": "`find(0)` returns `5`, but `None` is expected.",
+        "test_is_not_none": "`find(1)` returns `None` where a value other than `None` is expected.",
+        "test_counts": "the check reports `Element counts were not equal`: `'b'` is there 2 times on one "
+                       "side and 1 time on the other."})

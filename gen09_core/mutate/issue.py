@@ -21,6 +21,9 @@ MAX_STATEMENT_CHARS = 600  # a longer failing statement is cut at a token bounda
 _WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
 _ASSERT_TRUTH = re.compile(r"^assert (not )?(.+)$")
+_ASSERT_IS = re.compile(r"^assert (?P<value>.+?) is (?P<negated>not )?(?P<wanted>True|False|None)$")
+# unittest's assertCountEqual: the first element whose counts differ
+_UNITTEST_COUNTS = re.compile(r"^First has (\d+), Second has (\d+):\s+(.+)$")
 _FALSY = ("False", "None", "0", "0.0", "''", '""', "b''", "[]", "{}", "()", "set()")
 # pytest's explanation of a comparison whose values it cut short (``{'matched_val...}``)
 _PYTEST_AT = re.compile(r"^At index (\d+) diff: (.+)$")
@@ -562,13 +565,49 @@ def _truthiness(first: str, lines: list[str]) -> str | None:
     if not match:
         return None
     negated, value = match.groups()
-    calls = [where.group(2) for ln in lines[1:] if (where := _WHERE.match(ln)) and where.group(1) == value]
+    calls = _calls(value, lines)
     if not calls and value not in (_FALSY if not negated else ("True",)):
         return None  # not one value (``assert 'a' not in 'abc'``)
     wanted = "a falsy value" if negated else "a truthy value"
     call = next((c for c in calls if not c.startswith("<")), None)  # not a bound method's print
     return f"`{call}` returns `{value}` where {wanted} is expected." if call else \
         f"a result is `{value}` where {wanted} is expected."
+
+
+def _calls(value: str, lines: list[str]) -> list[str]:
+    """The calls pytest's ``+  where VALUE = CALL`` lines below a failed assert (``lines``) name as
+    giving ``value``."""
+    return [where.group(2) for ln in lines[1:] if (where := _WHERE.match(ln)) and where.group(1) == value]
+
+
+def _identity(first: str, lines: list[str]) -> str | None:
+    """The observation of pytest's ``assert VALUE is None`` (``is True``, ``is False``, ``is not None``;
+    ``first``): the value and the call that gave it, or for a comparison pytest prints in parentheses
+    (``(a != b) is False``, isodate 0.7.2) the comparison, whose result pytest does not print; or None."""
+    match = _ASSERT_IS.match(first)
+    if not match:
+        return None
+    value, negated, wanted = match.group("value", "negated", "wanted")
+    if value.startswith("(") and value.endswith(")"):
+        if negated:
+            return f"`{value[1:-1]}` is `{wanted}`, though another value is expected."
+        return f"`{value[1:-1]}` is not `{wanted}`, though `{wanted}` is expected."
+    call = next((c for c in _calls(value, lines) if not c.startswith("<")), None)
+    said = f"`{call}` returns `{value}`" if call else f"a result is `{value}`"
+    return f"{said} where a value other than `{wanted}` is expected." if negated else \
+        f"{said}, but `{wanted}` is expected."
+
+
+def _counted(lines: list[str]) -> str | None:
+    """The observation of unittest's assertCountEqual (``Element counts were not equal:``, ``lines``):
+    the first element whose counts differ, or None."""
+    found = next((m for ln in lines[1:] if (m := _UNITTEST_COUNTS.match(ln.strip()))), None)
+    if not found or not lines[0].strip().endswith("Element counts were not equal:"):
+        return None
+    one, other, element = found.groups()
+    one, other = (f"{count} time{'s' * (count != '1')}" for count in (one, other))
+    return (f"the check reports `Element counts were not equal`: `{cut_at_token(element, 300)}` is there "
+            f"{one} on one side and {other} on the other.")
 
 
 def _library_assert(message: str, trace) -> bool:
@@ -665,6 +704,8 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
         if not re.search(r"[^\W\d_]", first) and len(lines) > 1 and lines[1].startswith("assert "):
             lines = lines[1:]  # ``assert a == b, 271``: a message of no words; pytest's comparison says more
             first = lines[0]
+    if identity := _identity(first, lines):
+        return identity, None
     match = _ASSERT_EQ.match(first)
     if match:
         actual, expected = match.group(1), match.group(2)
@@ -672,13 +713,7 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
             return explained, None  # pytest cut the values short: its explanation shows the difference
         if actual == expected:
             return f"a result differs from what is expected, though both print as `{actual}`.", None
-        call = None
-        for ln in lines[1:]:
-            where = _WHERE.match(ln)
-            if where and where.group(1) == actual:
-                call = where.group(2)
-                break
-        if call:
+        if call := next(iter(_calls(actual, lines)), None):
             return f"`{call}` returns `{actual}`, but `{expected}` is expected.", None
         return _result(actual, expected), None
     if truth := _truthiness(first, lines):
@@ -686,7 +721,7 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
     if first.startswith("assert") or (failed_check and not first):
         return "a documented property of the result does not hold.", None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
-        return _unittest_cut(first, lines) or _check(first), None
+        return _unittest_cut(first, lines) or _counted(lines) or _check(first), None
     if match := _C_ASSERT.match(first):
         return None, f"Assertion '{match.group(2)}' failed in {match.group(1)}()"[:300]
     return None, _LOCATION.sub("", first)[:300]
