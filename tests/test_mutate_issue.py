@@ -858,3 +858,34 @@ def test_an_identity_or_count_check_names_what_differs(tmp_path):
         "test_is_not_none": "`find(1)` returns `None` where a value other than `None` is expected.",
         "test_counts": "the check reports `Element counts were not equal`: `'b'` is there 2 times on one "
                        "side and 1 time on the other."})
+
+
+LOOK_ALIKES = '''
+    class Class:
+        pass
+
+
+    def test_addresses():
+        one, other = Class(), Class()  # both alive: two addresses
+        assert [f"Sel[{one!r}]"] == [f"Sel[{other!r}]"]
+
+
+    def test_indent():
+        got = "insert into foo\\nvalues (1, 2),\\n        (3, 4),\\n       (5, 6)"
+        assert got == "insert into foo\\nvalues (1, 2),\\n       (3, 4),\\n       (5, 6)"
+
+
+    def test_trailing_space():
+        assert "select\\nend \\n" + "x" * 80 == "select\\nend\\n" + "x" * 80
+'''
+
+
+def test_values_that_print_alike_say_so_or_show_their_spacing(tmp_path):
+    """cssselect 1.2.0: "item 0 of a result is `'…<cssselect.parser.Class object>]'` where `'…<cssselect.parser.
+    Class object>]'` is expected" (two objects that differ only in their address); sqlparse 0.5.1: "part of a
+    result is `(3, 4)` where `(3, 4)` is expected" (lines that differ only in their spacing). A real pytest run."""
+    _observed_in_a_real_run(tmp_path, LOOK_ALIKES, {
+        "test_addresses": "item 0 of a result differs from what is expected, though both print as "
+                          "`'Sel[<test_it.Class object>]'`.",
+        "test_indent": "part of a result is `'        (3, 4),'` where `'       (3, 4),'` is expected.",
+        "test_trailing_space": "part of a result is `'end '` where `'end'` is expected."})
