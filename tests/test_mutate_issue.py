@@ -713,6 +713,9 @@ SEQUENCES = '''
         def test_a_line_on_one_side(self):
             self.assertEqual({"k": "x" * 70, "gone": 1}, {"k": "x" * 70})
 
+        def test_an_empty_line(self):
+            self.assertEqual("a\\n\\n" + "x" * 80, "a\\nfoo\\n" + "x" * 80)
+
         def test_a_diff_too_long_to_show(self):
             self.assertEqual({"k": [1, 2, 3] * 40, "gone": 1}, {"k": [1, 2, 3] * 40})
 '''
@@ -733,6 +736,8 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
                            "other.",
         "test_a_line_on_one_side": "the check reports two values that differ, first in `{'gone': 1,` on one side "
                                    "only.",
+        "test_an_empty_line": "the check reports two values that differ, first in an empty line on one side "
+                              "and `foo` on the other.",  # mistune 3.0.2: "first in `` on one side"
         "test_a_diff_too_long_to_show": re.compile(r"Observed: the check reports `\{'k':\[\d+ chars\]")})
 
 
@@ -842,6 +847,15 @@ IDENTITIES = '''
         assert find(1) is not None
 
 
+    def get_in(coll, path):
+        return coll
+
+
+    def test_a_function_held_by_a_name():
+        fetch = get_in  # pytest prints a local's function as ``<function get_in at 0x…>``
+        assert fetch([1, 2], [0]) == 1
+
+
     class T(unittest.TestCase):
         def test_counts(self):
             self.assertCountEqual(["a", "b", "b"], ["a", "b", "c"])
@@ -856,6 +870,7 @@ def test_an_identity_or_count_check_names_what_differs(tmp_path):
         "test_is_false": "`Span(1) != Span(1)` is not `False`, though `False` is expected.",
         "test_is_none": "`find(0)` returns `5`, but `None` is expected.",
         "test_is_not_none": "`find(1)` returns `None` where a value other than `None` is expected.",
+        "test_a_function_held_by_a_name": "`get_in([1, 2], [0])` returns `[1, 2]`, but `1` is expected.",
         "test_counts": "the check reports `Element counts were not equal`: `'b'` is there 2 times on one "
                        "side and 1 time on the other."})
 

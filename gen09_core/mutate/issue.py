@@ -71,6 +71,8 @@ _PYTEST_NOT_RAISED = re.compile(r"^Failed: DID NOT RAISE (.+)$")  # pytest.raise
 # an object's default repr, ``<m.Tree object at 0x7f3c2f5bf650>`` (a function's too): its address
 # differs on every run
 _ADDRESS = re.compile(r" at 0x[0-9a-f]{4,}>")
+# a call of a function pytest printed by its repr (a local name holds it): ``<function get_in at 0x7f…>(``
+_FUNCTION_PRINT = re.compile(r"^<function ([\w.]+) at 0x[0-9a-f]+>\(")
 # pytest.raises(match=...) and unittest's assertRaisesRegex meeting another message, and
 # assertRaises meeting no error (face 24.0.0, python-multipart 0.0.12: "the check reports `Regex
 # pattern did not match.`", "the check reports `DecodeError not raised`")
@@ -583,7 +585,8 @@ def _truthiness(first: str, lines: list[str]) -> str | None:
 def _calls(value: str, lines: list[str]) -> list[str]:
     """The calls pytest's ``+  where VALUE = CALL`` lines below a failed assert (``lines``) name as
     giving ``value``."""
-    return [where.group(2) for ln in lines[1:] if (where := _WHERE.match(ln)) and where.group(1) == value]
+    return [_FUNCTION_PRINT.sub(r"\1(", where.group(2)) for ln in lines[1:]
+            if (where := _WHERE.match(ln)) and where.group(1) == value]
 
 
 def _identity(first: str, lines: list[str]) -> str | None:
@@ -748,12 +751,14 @@ def _unittest_cut(first: str, lines: list[str]) -> str | None:
     changed = [ln for ln in lines[1:] if ln.startswith(("- ", "+ "))]
     if not changed:
         return None
-    one = cut_at_token(changed[0][2:].strip(), 300)
+    def shown(line: str) -> str:
+        """A diff line's text, in backticks, or "an empty line"."""
+        return f"`{cut_at_token(line[2:].strip(), 300)}`" if line[2:].strip() else "an empty line"
+
+    said = f"the check reports two values that differ, first in {shown(changed[0])} on one side"
     if len(changed) > 1 and changed[1][0] != changed[0][0]:
-        other = cut_at_token(changed[1][2:].strip(), 300)
-        return (f"the check reports two values that differ, first in `{one}` on one side and `{other}` "
-                "on the other.")
-    return f"the check reports two values that differ, first in `{one}` on one side only."
+        return f"{said} and {shown(changed[1])} on the other."
+    return f"{said} only."
 
 
 def _printable(text: str) -> str:
