@@ -166,6 +166,29 @@ def test_node_tests_importing_what_the_repository_lacks_get_prepare_before_each_
                            "prepare runs before each run to build it",)
 
 
+def test_node_tests_importing_the_package_itself_get_its_build_before_each_run(tmp_path):
+    """developit/mitt: its tests import ``'..'``, the package, whose ``main`` is ``dist/mitt.js``; its
+    CI runs ``npm run build --if-present`` before ``npm test``, and there is no ``prepare``. Every
+    pristine run ended "TSError: Cannot find module '..'". A package whose entry is in the repository
+    gets no build, nor one with no ``build`` script."""
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "index_test.ts").write_text("import mitt, { Emitter } from '..';\n")
+    data = {"main": "dist/mitt.js", "exports": {"require": "./dist/mitt.js", "default": "./dist/mitt.mjs"},
+            "scripts": {"test": "mocha test", "build": "microbundle -f es,cjs"}, "devDependencies": {"mocha": "^8"}}
+    built = package(tmp_path, data)
+    assert built.test.startswith("npm run --silent build >&2 && npx --no-install mocha test"), built.test
+    assert built.notes == ("a test imports dist/mitt.js, which is not in the repository: npm run --silent "
+                           "build runs before each run to build it",)
+    assert "build" not in package(tmp_path, {**data, "scripts": {"test": "mocha test"}}).test
+    (tmp_path / "dist").mkdir()
+    assert "build" not in package(tmp_path, data).test
+    (tmp_path / "dist").rmdir()
+    (tmp_path / "test" / "index_test.ts").write_text("const mitt = require('../');\n")
+    assert "build" in package(tmp_path, {**data, "exports": "./dist/mitt.js"}).test
+    (tmp_path / "index.js").write_text("module.exports = {}\n")
+    assert "build" not in package(tmp_path, {**data, "main": "index.js", "exports": None}).test
+
+
 def test_node_build_steps_are_read_through_the_script_files_they_run(tmp_path):
     """uuid 14: ``pretest`` is ``npm run build``, ``build`` is ``./scripts/build.sh``, which runs
     ``tsc``; its tests run from what that builds (``node --test dist-node/test/*.js``)."""

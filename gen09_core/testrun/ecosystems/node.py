@@ -90,7 +90,7 @@ _BUILDS = re.compile(r"\b(?:tsc|tshy|tsdown|babel|rollup|rolldown|esbuild|tsup|w
 _NO_EMIT = re.compile(r"\btsc\b[^&|;\n]*--noEmit\b")
 _SCRIPT_FILES = (".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".mts")  # a script a step may run
 # a test file's relative import (``from '../dist/esm/index.js'``, ``require('../lib')``, ``import('./x')``)
-_RELATIVE_IMPORT = re.compile(r"""(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*)['"](\.\.?/[^'"]+)['"]""")
+_RELATIVE_IMPORT = re.compile(r"""(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*)['"](\.\.?(?:/[^'"]*)?)['"]""")
 _TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec"})
 _TEST_FILE = re.compile(r"[._-](?:test|spec)\.[cm]?[jt]sx?$")
 _PREPARE = ("preprepare", "prepare", "postprepare")  # what installing runs that may build
@@ -182,11 +182,13 @@ def detect(repo: Path) -> CommandRecipe | None:
         builds = _builds_before(script, runner, Path(repo))
         builds[:0] = _pretest_builds(scripts, Path(repo))
         prepare = [f"npm run --silent {name}" for name in _PREPARE if scripts.get(name)]
-        if not builds and prepare and (built := _imports_built(Path(repo))):
-            # no build recognised, yet the tests import what installing built: ``prepare`` builds it
-            builds = prepare
-            notes.append(f"a test imports {built}, which is not in the repository: "
-                         f"{' && '.join(builds)} runs before each run to build it")
+        if not builds and (built := _imports_built(Path(repo))):
+            # no build recognised, yet the tests import what is built: ``prepare`` builds it at install,
+            # else ``build``, which a project's CI runs before its tests (developit/mitt)
+            builds = prepare or (["npm run --silent build"] if scripts.get("build") else [])
+            if builds:
+                notes.append(f"a test imports {built}, which is not in the repository: "
+                             f"{' && '.join(builds)} runs before each run to build it")
     if builds:  # each one's output kept off a report on stdout
         bare = [] if all(build.startswith("npm run ") for build in builds) else [LOCAL_BIN]
         test = " && ".join([*bare, *(f"{build} >&2" for build in builds), test])
@@ -332,13 +334,32 @@ def _builds_before(script: str, runner: str, repo: Path) -> list[str]:
     return []  # the runner came from the dependencies: nothing of the script runs
 
 
+def _package_entry(folder: Path) -> str | None:
+    """The file the ``package.json`` of ``folder`` says importing the folder loads: its ``exports``
+    for ``.`` (require, import, node or default), else its ``main``; None when it names none."""
+    try:
+        data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    entry = data.get("exports") if isinstance(data, dict) else None
+    if isinstance(entry, dict):
+        entry = entry.get(".", entry)
+    while isinstance(entry, dict):
+        entry = next((entry[key] for key in ("require", "import", "node", "default") if key in entry), None)
+    entry = entry if isinstance(entry, str) else data.get("main") if isinstance(data, dict) else None
+    return entry if isinstance(entry, str) else None
+
+
 def _imports_built(repo: Path) -> str | None:
     """The first file a test of ``repo`` imports under a folder the repository lacks (isaacs/minimatch
-    10's ``dist/esm/index.js``, which its ``prepare`` builds), or None."""
+    10's ``dist/esm/index.js``, which its ``prepare`` builds; developit/mitt's ``'..'``, whose
+    package entry is ``dist/mitt.js``), or None."""
     repo = repo.resolve()
     for path in _test_files(repo, (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")):
         for target in _RELATIVE_IMPORT.findall(path.read_text(encoding="utf-8", errors="replace")):
             imported = (path.parent / target).resolve()
+            if imported.is_dir() and (entry := _package_entry(imported)):
+                imported = (imported / entry).resolve()
             if imported.is_relative_to(repo) and imported != repo \
                     and not (repo / imported.relative_to(repo).parts[0]).exists():
                 return imported.relative_to(repo).as_posix()
