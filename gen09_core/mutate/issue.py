@@ -382,7 +382,8 @@ def _diffed(message: str) -> str | None:
     for line in message[head.end():].splitlines():
         if not line.strip() or re.match(r"\s+at ", line) or not line.startswith(("+", "-", " ", "@@", "...")):
             break
-        body.append(line)
+        if not re.fullmatch(r"\s+\^", line):  # node 20's mark of where two strings part
+            body.append(line)
     return _diff_observation(body, "+", "-")
 
 
