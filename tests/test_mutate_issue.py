@@ -894,6 +894,15 @@ LOOK_ALIKES = '''
         assert got == "insert into foo\\nvalues (1, 2),\\n       (3, 4),\\n       (5, 6)"
 
 
+    def test_a_line_ending():
+        assert "Error:" == "Error:\\n<files> should be readable"
+
+
+    def test_a_chain():
+        found = {"k": 1, "j": 2}
+        assert found["k"] == 1 and found["j"] == 3
+
+
     def test_trailing_space():
         assert "select\\nend \\n" + "x" * 80 == "select\\nend\\n" + "x" * 80
 '''
@@ -907,4 +916,9 @@ def test_values_that_print_alike_say_so_or_show_their_spacing(tmp_path):
         "test_addresses": "item 0 of a result differs from what is expected, though both print as "
                           "`'Sel[<test_it.Class object>]'`.",
         "test_indent": "part of a result is `'        (3, 4),'` where `'       (3, 4),'` is expected.",
-        "test_trailing_space": "part of a result is `'end '` where `'end'` is expected."})
+        "test_trailing_space": "part of a result is `'end '` where `'end'` is expected.",
+        # schema 0.7.7: "part of a result differs from what is expected, though both print as `'Error:'`"
+        # (pytest's diff of a line that ends one text and not the other), and "a result is `(1` where
+        # `1 and 2 == 3)` is expected" (``assert d["k"] == 1 and …`` split at its first ``==``)
+        "test_a_line_ending": "a result lacks `<files> should be readable`, which is expected.",
+        "test_a_chain": "a documented property of the result does not hold."})
