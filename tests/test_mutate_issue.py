@@ -834,6 +834,9 @@ IDENTITIES = '''
         def __repr__(self):
             return f"Span({self.n})"
 
+        def __lt__(self, other):
+            return False
+
 
     def find(n):
         return None if n else 5
@@ -860,6 +863,26 @@ IDENTITIES = '''
         assert fetch([1, 2], [0]) == 1
 
 
+    def test_ordered():
+        assert Span(1) < Span(2)
+
+
+    def test_not_equal():
+        assert find(1) != None  # noqa: E711
+
+
+    def test_at_least():
+        assert len([1]) >= 2
+
+
+    class Algebra:
+        one = 1
+
+
+    def test_an_object_attribute():
+        assert Algebra().one == 2
+
+
     class T(unittest.TestCase):
         def test_counts(self):
             self.assertCountEqual(["a", "b", "b"], ["a", "b", "c"])
@@ -875,6 +898,13 @@ def test_an_identity_or_count_check_names_what_differs(tmp_path):
         "test_is_none": "`find(0)` returns `5`, but `None` is expected.",
         "test_is_not_none": "`find(1)` returns `None` where a value other than `None` is expected.",
         "test_a_function_held_by_a_name": "`get_in([1, 2], [0])` returns `[1, 2]`, but `1` is expected.",
+        # boolean.py 4.0, ten issues: "a documented property of the result does not hold" for
+        # ``assert algebra.FALSE < algebra.TRUE`` and ``assert a.pretty() != b.pretty()``
+        "test_ordered": "`Span(1) < Span(2)` does not hold, though it is expected to.",
+        "test_not_equal": "`find(1)` returns `None`, a value it is expected not to be.",
+        "test_at_least": "`1 >= 2` does not hold, though it is expected to (`len([1])` returns `1`).",
+        # boolean.py 4.0: "`<boolean.boolean.BooleanAlgebra object>.TRUE` returns `TRUE`"
+        "test_an_object_attribute": "a result is `1` where `2` is expected.",
         "test_counts": "the check reports `Element counts were not equal`: `'b'` is there 2 times on one "
                        "side and 1 time on the other."})
 

@@ -583,7 +583,7 @@ def _truthiness(first: str, lines: list[str]) -> str | None:
     if not calls and value not in (_FALSY if not negated else ("True",)):
         return None  # not one value (``assert 'a' not in 'abc'``)
     wanted = "a falsy value" if negated else "a truthy value"
-    call = next((c for c in calls if not c.startswith("<")), None)  # not a bound method's print
+    call = _call(value, lines)
     return f"`{call}` returns `{value}` where {wanted} is expected." if call else \
         f"a result is `{value}` where {wanted} is expected."
 
@@ -593,6 +593,12 @@ def _calls(value: str, lines: list[str]) -> list[str]:
     giving ``value``."""
     return [_FUNCTION_PRINT.sub(r"\1(", where.group(2)) for ln in lines[1:]
             if (where := _WHERE.match(ln)) and where.group(1) == value]
+
+
+def _call(value: str, lines: list[str]) -> str | None:
+    """The first call ``_calls`` names as giving ``value`` that is not an object's print
+    (``<bound method …>()``, ``<boolean.boolean.BooleanAlgebra object>.TRUE``), or None."""
+    return next((call for call in _calls(value, lines) if not call.startswith("<")), None)
 
 
 def _identity(first: str, lines: list[str]) -> str | None:
@@ -607,10 +613,30 @@ def _identity(first: str, lines: list[str]) -> str | None:
         if negated:
             return f"`{value[1:-1]}` is `{wanted}`, though another value is expected."
         return f"`{value[1:-1]}` is not `{wanted}`, though `{wanted}` is expected."
-    call = next((c for c in _calls(value, lines) if not c.startswith("<")), None)
+    call = _call(value, lines)
     said = f"`{call}` returns `{value}`" if call else f"a result is `{value}`"
     return f"{said} where a value other than `{wanted}` is expected." if negated else \
         f"{said}, but `{wanted}` is expected."
+
+
+def _ordering(first: str, lines: list[str]) -> str | None:
+    """The observation of pytest's ``assert A != B`` (``first``): the value that was not to be; of
+    ``assert A < B`` (``<=``, ``>``, ``>=``): the comparison that does not hold, and a call that gave a
+    side (boolean.py 4.0's ``assert algebra.FALSE < algebra.TRUE``); or None."""
+    text = first.removeprefix("assert ")
+    found = next(((sign, sides) for sign in (" != ", " <= ", " >= ", " < ", " > ")
+                  if text != first and (sides := _unequal(text, sign))), None)
+    if not found:
+        return None
+    sign, (left, right) = found
+    called = [(call, value) for value in (left, right) for call in _calls(value, lines)
+              if not call.startswith("<") and call != value]
+    if sign == " != ":
+        call = next((call for call, value in called if value == left), None)
+        return f"`{call}` returns `{left}`, a value it is expected not to be." if call else \
+            f"a result is `{left}`, a value it is expected not to be."
+    said = f"`{left}{sign}{right}` does not hold, though it is expected to"
+    return f"{said} (`{called[0][0]}` returns `{called[0][1]}`)." if called else f"{said}."
 
 
 def _counted(lines: list[str]) -> str | None:
@@ -719,8 +745,8 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
         if not re.search(r"[^\W\d_]", first) and len(lines) > 1 and lines[1].startswith("assert "):
             lines = lines[1:]  # ``assert a == b, 271``: a message of no words; pytest's comparison says more
             first = lines[0]
-    if identity := _identity(first, lines):
-        return identity, None
+    if said := _identity(first, lines) or _ordering(first, lines):
+        return said, None
     sides = _unequal(first.removeprefix("assert "), " == ") if first.startswith("assert ") else None
     if not sides and (match := _ASSERT_EQ.match(first)) and match[1].count("(") == match[1].count(")"):
         sides = match.groups()  # values pytest cut short (``['ab...cd', ...]``) may leave a quote open
@@ -728,7 +754,7 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
         actual, expected = sides
         if "..." in actual + expected and (explained := _pytest_explained(lines)):
             return explained, None  # pytest cut the values short: its explanation shows the difference
-        if call := next(iter(_calls(actual, lines)), None):
+        if call := _call(actual, lines):
             return f"`{call}` returns `{actual}`, but `{expected}` is expected.", None
         return _result(actual, expected), None
     if truth := _truthiness(first, lines):
