@@ -26,6 +26,7 @@ _ASSERT_IS = re.compile(r"^assert (?P<value>.+?) is (?P<negated>not )?(?P<wanted
 _UNITTEST_COUNTS = re.compile(r"^First has (\d+), Second has (\d+):\s+(.+)$")
 _FALSY = ("False", "None", "0", "0.0", "''", '""', "b''", "[]", "{}", "()", "set()")
 # pytest's explanation of a comparison whose values it cut short (``{'matched_val...}``)
+_PYTEST_SKIPPED = re.compile(r"^Skipping \d+ identical (leading|trailing) characters in diff")  # of one text
 _PYTEST_AT = re.compile(r"^At index (\d+) diff: (.+)$")
 _PYTEST_MORE = re.compile(r"^(Left|Right) contains (?:one|\d+) more items?"
                           r"(?::$|: (.+)$|, first extra item: (.+)$)")
@@ -375,6 +376,11 @@ def _pytest_explained(lines: list[str]) -> str | None:
                 return (f"a result holds `{item}`, which is not expected." if side == "left"
                         else f"a result lacks `{item}`, which is expected.")
     diff = [ln[2:] for ln in lines[1:] if not ln.lstrip().startswith("?")]  # ndiff's ``?`` guides left out
+    skipped = {match.group(1) for ln in diff if (match := _PYTEST_SKIPPED.match(ln))}
+    diff = [ln for ln in diff if not _PYTEST_SKIPPED.match(ln)]
+    if skipped and len(diff) == 2 and {ln[:2] for ln in diff} == {"+ ", "- "}:  # one line: mark its cut ends
+        start, end = ("…" if side in skipped else "" for side in ("leading", "trailing"))
+        diff = [f"{ln[:2]}{start}{ln[2:]}{end}" for ln in diff]
     return _diff_observation(diff, "+", "-")
 
 
