@@ -811,13 +811,13 @@ TRUTHS = '''
 def test_a_failed_truth_check_names_the_value_and_the_call(tmp_path):
     """pure-eval 0.2.4: 23 issues said "a documented property of the result does not hold" for
     ``assert not check_interesting('foo.method')``. A real pytest run; a call pytest prints as
-    ``<bound method …>()`` is left out, and an ``in`` check is no one value."""
+    ``<bound method …>()`` is left out, and an ``in`` check says what holds the value."""
     _observed_in_a_real_run(tmp_path, TRUTHS, {
         "test_not": "`check(2)` returns `True` where a falsy value is expected.",
         "test_plain": "`check(0)` returns `[]` where a truthy value is expected.",
         "test_method": re.compile(r"Observed: (`full\(\)` returns|a result is) `True` where a falsy value is "
                                   r"expected\.\n"),  # pytest 9 names ``full()``, older ones the bound method
-        "test_membership": "a documented property of the result does not hold."})
+        "test_membership": "`'abc'` holds `'a'`, though it is expected not to."})
 
 
 IDENTITIES = '''
@@ -875,6 +875,14 @@ IDENTITIES = '''
         assert len([1]) >= 2
 
 
+    def schemes():
+        return set()
+
+
+    def test_held():
+        assert "http" in schemes()
+
+
     class Algebra:
         one = 1
 
@@ -903,6 +911,9 @@ def test_an_identity_or_count_check_names_what_differs(tmp_path):
         "test_ordered": "`Span(1) < Span(2)` does not hold, though it is expected to.",
         "test_not_equal": "`find(1)` returns `None`, a value it is expected not to be.",
         "test_at_least": "`1 >= 2` does not hold, though it is expected to (`len([1])` returns `1`).",
+        # rfc3986 2.0.0: "a documented property of the result does not hold" for
+        # ``assert "http" in validator.allowed_schemes``
+        "test_held": "`set()` does not hold `'http'`, though it is expected to (`schemes()` returns `set()`).",
         # boolean.py 4.0: "`<boolean.boolean.BooleanAlgebra object>.TRUE` returns `TRUE`"
         "test_an_object_attribute": "a result is `1` where `2` is expected.",
         "test_counts": "the check reports `Element counts were not equal`: `'b'` is there 2 times on one "

@@ -628,9 +628,10 @@ def _identity(first: str, lines: list[str]) -> str | None:
 def _ordering(first: str, lines: list[str]) -> str | None:
     """The observation of pytest's ``assert A != B`` (``first``): the value that was not to be; of
     ``assert A < B`` (``<=``, ``>``, ``>=``): the comparison that does not hold, and a call that gave a
-    side (boolean.py 4.0's ``assert algebra.FALSE < algebra.TRUE``); or None."""
+    side (boolean.py 4.0's ``assert algebra.FALSE < algebra.TRUE``); of ``assert A in B`` (``not in``):
+    what B lacks or holds (rfc3986 2.0.0's ``assert "http" in validator.allowed_schemes``); or None."""
     text = first.removeprefix("assert ")
-    found = next(((sign, sides) for sign in (" != ", " <= ", " >= ", " < ", " > ")
+    found = next(((sign, sides) for sign in (" != ", " <= ", " >= ", " < ", " > ", " not in ", " in ")
                   if text != first and (sides := _unequal(text, sign))), None)
     if not found:
         return None
@@ -641,7 +642,9 @@ def _ordering(first: str, lines: list[str]) -> str | None:
         call = next((call for call, value in called if value == left), None)
         return f"`{call}` returns `{left}`, a value it is expected not to be." if call else \
             f"a result is `{left}`, a value it is expected not to be."
-    said = f"`{left}{sign}{right}` does not hold, though it is expected to"
+    said = {" in ": f"`{right}` does not hold `{left}`, though it is expected to",
+            " not in ": f"`{right}` holds `{left}`, though it is expected not to"}.get(
+        sign, f"`{left}{sign}{right}` does not hold, though it is expected to")
     return f"{said} (`{called[0][0]}` returns `{called[0][1]}`)." if called else f"{said}."
 
 
