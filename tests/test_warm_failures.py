@@ -130,3 +130,49 @@ def test_a_warm_child_records_failures_as_a_fresh_process_does(tmp_path, conftes
     assert _symptoms(warm, tmp_path) == _symptoms(fresh, tmp_path)
     assert fresh.failures[IDS[0]]["message"].startswith("assert -1 == 6")
     assert fresh.failures[IDS[2]]["message"] == "RuntimeError: not a number: 'x'"
+
+
+INTERPRETER_IDS = '''
+    import pytest
+
+    import lib
+
+
+    @pytest.mark.parametrize("n", [1], ids=[f"at{id(None)}"])  # the address of None: one per interpreter
+    def test_named_by_the_interpreter(n):
+        assert lib.add(n, 1) == 2
+
+
+    def test_plain():
+        assert lib.add(2, 3) == 5
+'''
+
+
+def test_a_test_whose_id_depends_on_the_interpreter_is_flaky_in_a_warm_baseline(tmp_path):
+    """isodate 0.7.2 parametrizes over a set holding ``None``, whose hash on Python 3.11 is its
+    address: every child of one fork server named its tests alike, so the warm baseline's two runs
+    agreed and 2 of its 24 tasks named tests that a new interpreter (the fresh runner, a bundle's
+    own run) names otherwise. The first baseline run is a new interpreter's: the test is flaky."""
+    import functools
+    import subprocess
+    import sys
+
+    from gen09_core.mutate.baseline import run_baseline
+    from gen09_core.mutate.executor import LocalExecutor
+
+    addresses = {subprocess.run([sys.executable, "-c", "print(id(None))"], capture_output=True,
+                                text=True).stdout for _ in range(3)}
+    if len(addresses) == 1:
+        pytest.skip("this machine places None at one address in every interpreter (no ASLR)")
+    repo, env = warm_project(tmp_path, LIB, INTERPRETER_IDS)
+    warm = WarmRunner(env, repo, tmp_path / "warm")
+    try:
+        baseline, runs = run_baseline(LocalExecutor(1), warm, str(repo), str(tmp_path / "jobs"), 120, 2048,
+                                      first_run_fn=functools.partial(run_job, env))
+        warm_only, _ = run_baseline(LocalExecutor(1), warm, str(repo), str(tmp_path / "jobs-warm"), 120, 2048)
+    finally:
+        warm.close()
+    assert runs[0].runner == "fresh" and runs[1].runner.startswith("prefork"), [run.runner for run in runs]
+    assert baseline.stable == ("tests/test_it.py::test_plain",), baseline
+    assert len(baseline.flaky) == 2 and all("test_named_by_the_interpreter[at" in t for t in baseline.flaky)
+    assert len(warm_only.stable) == 2  # what the warm runs alone concluded

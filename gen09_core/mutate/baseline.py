@@ -95,23 +95,29 @@ def load_baseline(path: Path) -> Baseline:
 
 
 def run_baseline(executor, run_fn, pristine: str, scratch: str, timeout_sec: float,
-                 memory_mb: int, report=lambda job, done, total: None) -> tuple[Baseline, list[TestRun]]:
+                 memory_mb: int, report=lambda job, done, total: None,
+                 first_run_fn=None) -> tuple[Baseline, list[TestRun]]:
     """Run the pristine suite twice, one after the other (never in parallel: a flaky test
     must not see its twin), and derive the baseline; then, while some tests are left out,
-    run the stable ones on their own and drop those that do not pass there. ``report(job id,
-    tests finished, tests collected or None)`` hears how far each run got while it runs (where
-    its record is on this machine) and when it ended."""
+    run the stable ones on their own and drop those that do not pass there. The first run
+    goes to ``first_run_fn`` where given: a new interpreter's run beside warm ones, so that a
+    test whose id or outcome depends on the interpreter is flaky, as a task's own run would
+    show (isodate 0.7.2 parametrizes over a set holding ``None``, whose hash on Python 3.11 is
+    its address: the children of one fork server share it, two interpreters do not).
+    ``report(job id, tests finished, tests collected or None)`` hears how far each run got
+    while it runs (where its record is on this machine) and when it ended."""
     results = []
 
-    def run(job: TestJob) -> None:
+    def run(job: TestJob, run_with=run_fn) -> None:
         record = meta_folder(job) / "outcomes.jsonl"
         with watching(record, lambda done, total: report(job.job_id, done, total)):
-            results.extend(executor.run(run_fn, [job]))
+            results.extend(executor.run(run_with, [job]))
         report(job.job_id, len(results[-1].outcomes), len(results[-1].outcomes))
 
     for index, coverage in ((1, False), (2, True)):
         run(TestJob(f"baseline-{index}", pristine, scratch, tests=None, coverage=coverage,
-                    timeout_sec=timeout_sec, memory_mb=memory_mb))
+                    timeout_sec=timeout_sec, memory_mb=memory_mb),
+            first_run_fn or run_fn if index == 1 else run_fn)
     baseline = derive_baseline(results[0], results[1])
     for index in range(1, SELECTED_ROUNDS + 1):
         if not baseline.stable or not (baseline.flaky or baseline.failing) or results[-1].status != "ok":
@@ -213,10 +219,10 @@ def prime_stage(ctx, work, test_env) -> None:
         "modules": primed.modules, "rewritten_tests": primed.rewritten, "problem": primed.problem})
 
 
-def baseline_stage(ctx, work, runner) -> Measured:
-    """Run (or, resuming, read back) the baseline of ``work.pristine``; raise
-    ``EnvironmentFailure`` when the suite did not run and ``SourceIneligible`` when no test
-    is stable."""
+def baseline_stage(ctx, work, runner, first_runner=None) -> Measured:
+    """Run (or, resuming, read back) the baseline of ``work.pristine`` (its first run with
+    ``first_runner`` where given: ``run_baseline``); raise ``EnvironmentFailure`` when the
+    suite did not run and ``SourceIneligible`` when no test is stable."""
     from gen09_core.mutate.config import CONVERTER
 
     journal, limits = ctx.journal, ctx.config.limits
@@ -234,7 +240,7 @@ def baseline_stage(ctx, work, runner) -> Measured:
             journal.event("baseline", "progress", f"tests ({job})", total=total, completed=done)
 
         baseline, runs = run_baseline(pristine_executor, runner, str(work.pristine), str(work.scratch),
-                                      limits.baseline_timeout_sec, limits.memory_mb, report)
+                                      limits.baseline_timeout_sec, limits.memory_mb, report, first_runner)
         bad = [r for r in runs if r.status != "ok"]
         if bad and not (bad[0].status == "crash" and not baseline.stable):
             journal.event("baseline", "failed", failure_class="infrastructure",

@@ -115,7 +115,7 @@ def run(ctx) -> dict:
     shipped = source_files(work.pristine)  # with what the build generated (a _version.py)
     prime_stage(ctx, work, env.test_env)
     runners = TestRunners(env.test_env, work, ctx.config.limits)
-    measured = baseline_stage(ctx, work, runners.pristine())
+    measured = baseline_stage(ctx, work, runners.pristine(), runners.fresh())
     runners.know_baseline(measured.baseline)
     generated = generate_stage(ctx, work, files, measured.baseline)
     records = MutantRecords(ctx.out / "mutants")
