@@ -850,6 +850,10 @@ IDENTITIES = '''
         assert find(0) is None
 
 
+    def test_a_tuple_is_none():
+        assert (1, 2) is None
+
+
     def test_is_not_none():
         assert find(1) is not None
 
@@ -904,6 +908,7 @@ def test_an_identity_or_count_check_names_what_differs(tmp_path):
     _observed_in_a_real_run(tmp_path, IDENTITIES, {
         "test_is_false": "`Span(1) != Span(1)` is not `False`, though `False` is expected.",
         "test_is_none": "`find(0)` returns `5`, but `None` is expected.",
+        "test_a_tuple_is_none": "a result is `(1, 2)`, but `None` is expected.",  # no comparison
         "test_is_not_none": "`find(1)` returns `None` where a value other than `None` is expected.",
         "test_a_function_held_by_a_name": "`get_in([1, 2], [0])` returns `[1, 2]`, but `1` is expected.",
         # boolean.py 4.0, ten issues: "a documented property of the result does not hold" for

@@ -21,6 +21,7 @@ MAX_STATEMENT_CHARS = 600  # a longer failing statement is cut at a token bounda
 _WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
 _ASSERT_TRUTH = re.compile(r"^assert (not )?(.+)$")
+_COMPARISONS = (" != ", " <= ", " >= ", " < ", " > ", " not in ", " in ")  # ``assert A op B`` other than ==
 _ASSERT_IS = re.compile(r"^assert (?P<value>.+?) is (?P<negated>not )?(?P<wanted>True|False|None)$")
 # unittest's assertCountEqual: the first element whose counts differ
 _UNITTEST_COUNTS = re.compile(r"^First has (\d+), Second has (\d+):\s+(.+)$")
@@ -615,7 +616,8 @@ def _identity(first: str, lines: list[str]) -> str | None:
     if not match:
         return None
     value, negated, wanted = match.group("value", "negated", "wanted")
-    if value.startswith("(") and value.endswith(")"):
+    if value.startswith("(") and value.endswith(")") and any(  # a comparison, not a tuple's print
+            _unequal(value[1:-1], sign) for sign in (" == ", " is ", *_COMPARISONS)):
         if negated:
             return f"`{value[1:-1]}` is `{wanted}`, though another value is expected."
         return f"`{value[1:-1]}` is not `{wanted}`, though `{wanted}` is expected."
@@ -631,9 +633,8 @@ def _ordering(first: str, lines: list[str]) -> str | None:
     side (boolean.py 4.0's ``assert algebra.FALSE < algebra.TRUE``); of ``assert A in B`` (``not in``):
     what B lacks or holds (rfc3986 2.0.0's ``assert "http" in validator.allowed_schemes``); or None."""
     text = first.removeprefix("assert ")
-    found = next(((sign, sides) for sign in (" != ", " <= ", " >= ", " < ", " > ", " not in ", " in ")
-                  if text != first and (sides := _unequal(text, sign))), None)
-    if not found:
+    found = next(((sign, sides) for sign in _COMPARISONS if (sides := _unequal(text, sign))), None)
+    if text == first or not found:
         return None
     sign, (left, right) = found
     called = [(call, value) for value in (left, right) for call in _calls(value, lines)

@@ -341,12 +341,15 @@ def _package_entry(folder: Path) -> str | None:
         data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    entry = data.get("exports") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    entry = data.get("exports")
     if isinstance(entry, dict):
         entry = entry.get(".", entry)
     while isinstance(entry, dict):
         entry = next((entry[key] for key in ("require", "import", "node", "default") if key in entry), None)
-    entry = entry if isinstance(entry, str) else data.get("main") if isinstance(data, dict) else None
+    if not isinstance(entry, str):
+        entry = data.get("main")
     return entry if isinstance(entry, str) else None
 
 
