@@ -895,6 +895,10 @@ IDENTITIES = '''
         assert Algebra().one == 2
 
 
+    def test_a_message_of_words():
+        assert find(0) == 6, "Comparison between objects yielded False."
+
+
     class T(unittest.TestCase):
         def test_counts(self):
             self.assertCountEqual(["a", "b", "b"], ["a", "b", "c"])
@@ -921,6 +925,9 @@ def test_an_identity_or_count_check_names_what_differs(tmp_path):
         "test_held": "`set()` does not hold `'http'`, though it is expected to (`schemes()` returns `set()`).",
         # boolean.py 4.0: "`<boolean.boolean.BooleanAlgebra object>.TRUE` returns `TRUE`"
         "test_an_object_attribute": "a result is `1` where `2` is expected.",
+        # bracex 2.5: 15 of 30 issues said "the check reports `Comparison between objects yielded False.`"
+        "test_a_message_of_words": "`find(0)` returns `5`, but `6` is expected (the check's message: "
+                                   "`Comparison between objects yielded False.`).",
         "test_counts": "the check reports `Element counts were not equal`: `'b'` is there 2 times on one "
                        "side and 1 time on the other."})
 

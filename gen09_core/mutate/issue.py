@@ -21,6 +21,7 @@ MAX_STATEMENT_CHARS = 600  # a longer failing statement is cut at a token bounda
 _WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
 _ASSERT_TRUTH = re.compile(r"^assert (not )?(.+)$")
+_PROPERTY = "a documented property of the result does not hold."  # what an unread assert says
 _COMPARISONS = (" != ", " <= ", " >= ", " < ", " > ", " not in ", " in ")  # ``assert A op B`` other than ==
 _ASSERT_IS = re.compile(r"^assert (?P<value>.+?) is (?P<negated>not )?(?P<wanted>True|False|None)$")
 # unittest's assertCountEqual: the first element whose counts differ
@@ -755,6 +756,12 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
         if not re.search(r"[^\W\d_]", first) and len(lines) > 1 and lines[1].startswith("assert "):
             lines = lines[1:]  # ``assert a == b, 271``: a message of no words; pytest's comparison says more
             first = lines[0]
+        elif first and len(lines) > 1 and lines[1].startswith("assert "):
+            # a message pytest's comparison follows (bracex 2.5: "Comparison between objects yielded False."):
+            # what the comparison shows, and the message
+            compared, _ = _symptom("\n".join(lines[1:]), test_file)
+            if compared and compared != _PROPERTY:
+                return f"{compared[:-1]} (the check's message: `{cut_at_token(first, 300)}`).", None
     if said := _identity(first, lines) or _ordering(first, lines):
         return said, None
     sides = _unequal(first.removeprefix("assert "), " == ") if first.startswith("assert ") else None
@@ -770,7 +777,7 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
     if truth := _truthiness(first, lines):
         return truth, None
     if first.startswith("assert") or (failed_check and not first):
-        return "a documented property of the result does not hold.", None
+        return _PROPERTY, None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
         return _unittest_cut(first, lines) or _counted(lines) or _check(first), None
     if match := _C_ASSERT.match(first):
