@@ -52,24 +52,26 @@ def rust_impl(node) -> str | None:
 
 
 _JS_FUNCTIONS = {"arrow_function", "function_expression", "function", "generator_function"}
+# the field of a definition by assignment that holds its function (``const f = …``, ``module.exports = …``)
+FUNCTION_FIELD = {"variable_declarator": "value", "assignment_expression": "right"}
 
 
-def _named_function(node, value: str, name: str) -> str | None:
-    """The text of ``node``'s field ``name`` when its field ``value`` is a function, else None."""
-    found = node.child_by_field_name(value)
+def _named_function(node, name: str) -> str | None:
+    """The text of ``node``'s field ``name`` when its ``FUNCTION_FIELD`` is a function, else None."""
+    found = node.child_by_field_name(FUNCTION_FIELD[node.type])
     return text(node.child_by_field_name(name)) if found is not None and found.type in _JS_FUNCTIONS else None
 
 
 def js_function_value(node) -> str | None:
     """``const f = (x) => ...`` and ``const f = function () {}`` define function ``f``."""
-    return _named_function(node, "value", "name")
+    return _named_function(node, "name")
 
 
 def js_assigned_function(node) -> str | None:
     """``module.exports = function (num) {…}``, ``Foo.prototype.bar = function () {…}`` and
     ``exports.trim = (s) => …`` define the function named by what they assign to (CommonJS's
     way: jonschlinkert/is-number's only code made no mutant)."""
-    return _named_function(node, "right", "left")
+    return _named_function(node, "left")
 
 
 _JS_DEFS = {

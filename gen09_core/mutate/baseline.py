@@ -114,10 +114,9 @@ def run_baseline(executor, run_fn, pristine: str, scratch: str, timeout_sec: flo
             results.extend(executor.run(run_with, [job]))
         report(job.job_id, len(results[-1].outcomes), len(results[-1].outcomes))
 
-    for index, coverage in ((1, False), (2, True)):
+    for index, coverage, run_with in ((1, False, first_run_fn or run_fn), (2, True, run_fn)):
         run(TestJob(f"baseline-{index}", pristine, scratch, tests=None, coverage=coverage,
-                    timeout_sec=timeout_sec, memory_mb=memory_mb),
-            first_run_fn or run_fn if index == 1 else run_fn)
+                    timeout_sec=timeout_sec, memory_mb=memory_mb), run_with)
     baseline = derive_baseline(results[0], results[1])
     for index in range(1, SELECTED_ROUNDS + 1):
         if not baseline.stable or not (baseline.flaky or baseline.failing) or results[-1].status != "ok":

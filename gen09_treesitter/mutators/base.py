@@ -21,6 +21,7 @@ from attrs import evolve, field, frozen
 
 from gen09_core.models import Entity, Features, Modifier
 from gen09_treesitter import conventions, engine
+from gen09_treesitter.languages import FUNCTION_FIELD
 from gen09_treesitter.mutators.syntax import DIALECTS, Scope
 
 Edit = tuple[int, int, bytes]
@@ -121,10 +122,7 @@ def _features(language, grammar, path, text, name, start) -> Features | None:
     return entity_features(scope)
 
 
-_FUNCTION_FIELD = {"variable_declarator": "value", "assignment_expression": "right"}  # ``f = function …``
-
-
 def _has_body(node) -> bool:
-    if node.type in _FUNCTION_FIELD:
-        node = node.child_by_field_name(_FUNCTION_FIELD[node.type])
+    if node.type in FUNCTION_FIELD:  # ``f = function …``: the function's body
+        node = node.child_by_field_name(FUNCTION_FIELD[node.type])
     return node is not None and node.child_by_field_name("body") is not None
