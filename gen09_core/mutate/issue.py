@@ -591,7 +591,7 @@ def _truthiness(first: str, lines: list[str]) -> str | None:
     if not calls and value not in (_FALSY if not negated else ("True",)):
         return None  # not one value (``assert 'a' not in 'abc'``)
     wanted = "a falsy value" if negated else "a truthy value"
-    call = _call(value, lines)
+    call = next(iter(_named(calls)), None)
     return f"`{call}` returns `{value}` where {wanted} is expected." if call else \
         f"a result is `{value}` where {wanted} is expected."
 
@@ -603,10 +603,15 @@ def _calls(value: str, lines: list[str]) -> list[str]:
             if (where := _WHERE.match(ln)) and where.group(1) == value]
 
 
+def _named(calls: list[str]) -> list[str]:
+    """The ``calls`` that are not an object's print (``<bound method …>()``,
+    ``<boolean.boolean.BooleanAlgebra object>.TRUE``)."""
+    return [call for call in calls if not call.startswith("<")]
+
+
 def _call(value: str, lines: list[str]) -> str | None:
-    """The first call ``_calls`` names as giving ``value`` that is not an object's print
-    (``<bound method …>()``, ``<boolean.boolean.BooleanAlgebra object>.TRUE``), or None."""
-    return next((call for call in _calls(value, lines) if not call.startswith("<")), None)
+    """The first call ``_calls`` names as giving ``value`` that is not an object's print, or None."""
+    return next(iter(_named(_calls(value, lines))), None)
 
 
 def _identity(first: str, lines: list[str]) -> str | None:
@@ -638,8 +643,8 @@ def _ordering(first: str, lines: list[str]) -> str | None:
     if text == first or not found:
         return None
     sign, (left, right) = found
-    called = [(call, value) for value in (left, right) for call in _calls(value, lines)
-              if not call.startswith("<") and call != value]
+    called = [(call, value) for value in (left, right)
+              for call in _named(_calls(value, lines)) if call != value]
     if sign == " != ":
         call = next((call for call, value in called if value == left), None)
         return f"`{call}` returns `{left}`, a value it is expected not to be." if call else \
