@@ -448,6 +448,20 @@ CUT_SHORT = '''
         assert {"alpha_beta_gamma": 1, "delta_epsilon": 2, "zeta": 3} == {"alpha_beta_gamma": 1, "delta_epsilon": 2}
 
 
+    def test_dict_extra_over_lines():
+        assert {"a": 1, "images": ["https://media.io/image"] * 3} == {"a": 1}
+
+
+    def test_dict_extra_shown():
+        urls = {"videos": ["https://media.io/video"] * 3, "images": ["https://media.io/image"] * 3}
+        assert {**urls, "other": 1} == {key.title(): value for key, value in {**urls, "other": 1}.items()}
+
+
+    def test_dict_extra_cut():
+        urls = {key: ["https://media.io/" + key] * 3 for key in ("videos", "images", "other", "more")}
+        assert urls == {key.title(): value for key, value in urls.items()}
+
+
     def test_list():
         assert [{"element": 1, "action": "GET"}, {"element": "age", "action": "GET"}] == [
             {"element": 1, "action": "GET"}, {"element": "age", "action": "GETATTR"}]
@@ -484,6 +498,13 @@ def test_values_pytest_cut_short_read_from_its_explanation(tmp_path):
         "test_dict": "part of a result is `{'matched': {'root.1[b]': 'somewhere out there'}}` where "
                      "`{'matched': {'root[1].b': 'somewhere out there'}}` is expected.",
         "test_dict_extra": "a result holds `{'zeta': 3}`, which is not expected.",
+        "test_dict_extra_over_lines": "a result holds `{'images': ['https://media.io/image', "
+                                      "'https://media.io/image', 'https://media.io/image']}`, which is not "
+                                      "expected.",
+        "test_dict_extra_shown": "a result holds the keys `'images'`, `'other'` and `'videos'`, which are "
+                                 "not expected.",
+        "test_dict_extra_cut": "a result holds 4 keys (`'images'` and `'more'` among them), which are not "
+                               "expected.",
         "test_list": "item 1 of a result is `{'element': 'age', 'action': 'GET'}` where "
                      "`{'element': 'age', 'action': 'GETATTR'}` is expected.",
         "test_list_shorter": "a result lacks `'e'`, which is expected.",

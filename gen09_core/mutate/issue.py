@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import io
+import itertools
 import os
 import re
 import textwrap
@@ -30,7 +31,7 @@ _FALSY = ("False", "None", "0", "0.0", "''", '""', "b''", "[]", "{}", "()", "set
 # pytest's explanation of a comparison whose values it cut short (``{'matched_val...}``)
 _PYTEST_SKIPPED = re.compile(r"^Skipping \d+ identical (leading|trailing) characters in diff")  # of one text
 _PYTEST_AT = re.compile(r"^At index (\d+) diff: (.+)$")
-_PYTEST_MORE = re.compile(r"^(Left|Right) contains (?:one|\d+) more items?"
+_PYTEST_MORE = re.compile(r"^(Left|Right) contains (one|\d+) more items?"
                           r"(?::$|: (.+)$|, first extra item: (.+)$)")
 _PYTEST_SET = re.compile(r"^Extra items in the (left|right) set:$")
 _PYTEST_ATTRIBUTE = re.compile(r"^Drill down into differing attribute (\w+):$")
@@ -340,22 +341,55 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def _unequal(text: str, sign: str = " != ") -> tuple[str, str] | None:
-    """``(left, right)`` of pytest's ``left != right`` line (or another ``sign``'s): split at the
-    ``sign`` outside every quote and bracket."""
+def _unquoted(text: str):
+    """``(at, char, depth)`` for each character of the Python print ``text`` outside its quotes, with
+    how many brackets are open before it (a closing bracket counts itself out)."""
     depth, quote, escaped = 0, "", False
     for at, char in enumerate(text):
         if quote:
             escaped, quote = (not escaped and char == "\\"), ("" if char == quote and not escaped else quote)
-        elif char in "'\"":
+            continue
+        if char in "'\"":
             quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif depth == 0 and text.startswith(sign, at):
-            return text[:at], text[at + len(sign):]
-    return None
+            continue
+        depth += (char in "([{") - (char in ")]}")
+        yield at, char, depth
+
+
+def _unequal(text: str, sign: str = " != ") -> tuple[str, str] | None:
+    """``(left, right)`` of pytest's ``left != right`` line (or another ``sign``'s): split at the
+    ``sign`` outside every quote and bracket."""
+    return next(((text[:at], text[at + len(sign):]) for at, _, depth in _unquoted(text)
+                 if depth == 0 and text.startswith(sign, at)), None)
+
+
+def _held(side: str, what: str, verb: str) -> str:
+    """The observation that a result holds ``what`` it is not to hold (pytest's ``Left`` ``side``), or
+    lacks it (``Right``); ``verb`` agrees with ``what``."""
+    return (f"a result holds {what}, which {verb} not expected." if side == "left"
+            else f"a result lacks {what}, which {verb} expected.")
+
+
+def _extra_items(side: str, count: str, lines: list[str]) -> str:
+    """What pytest's ``Left contains 3 more items:`` (``side``, ``count``) says over its ``lines``
+    below: the dict of those items (pprint's print, over lines), or when pytest cut its explanation
+    short before the dict closed (pyhumps 3.8.0), how many keys and the ones it shows."""
+    block = list(itertools.takewhile(
+        lambda ln: ln and not ln.startswith(("...", "Left ", "Right ", "Full diff:")), lines))
+    text, keys, start = " ".join(block), [], 1
+    for at, char, depth in _unquoted(text):
+        if depth == 0:
+            return _held(side, f"`{cut_at_token(text[:at + 1], 300)}`", "is")
+        if depth == 1 and char in ",:":
+            keys += [f"`{text[start:at].strip()}`"] if char == ":" else []
+            start = at + 1
+    named = f"{', '.join(keys[:-1])} and {keys[-1]}" if len(keys) > 1 else "".join(keys)
+    noun, verb = ("a key", "is") if count == "one" else (f"{count} keys", "are")
+    if keys and len(keys) == (1 if count == "one" else int(count)):
+        noun = f"the key{'s' * (len(keys) > 1)} {named}"
+    elif keys:
+        noun += f" ({named} among them)"
+    return _held(side, noun, verb)
 
 
 def _pytest_explained(lines: list[str]) -> str | None:
@@ -371,12 +405,13 @@ def _pytest_explained(lines: list[str]) -> str | None:
         if (match := _PYTEST_ATTRIBUTE.match(line)) and (sides := _unequal(after.partition(": ")[2])):
             return _result(*sides, f"the attribute `{match.group(1)}` of a result")
         more, extra = _PYTEST_MORE.match(line), _PYTEST_SET.match(line)
+        if more and after.startswith("{") and not (more.group(3) or more.group(4)):
+            return _extra_items(more.group(1).lower(), more.group(2), body[at + 1:])
         if more or extra:
             side = (more or extra).group(1).lower()
-            item = (more.group(2) or more.group(3) if more else None) or after
+            item = (more.group(3) or more.group(4) if more else None) or after
             if item:
-                return (f"a result holds `{item}`, which is not expected." if side == "left"
-                        else f"a result lacks `{item}`, which is expected.")
+                return _held(side, f"`{item}`", "is")
     diff = [ln[2:] for ln in lines[1:] if not ln.lstrip().startswith("?")]  # ndiff's ``?`` guides left out
     skipped = {match.group(1) for ln in diff if (match := _PYTEST_SKIPPED.match(ln))}
     diff = [ln for ln in diff if not _PYTEST_SKIPPED.match(ln)]
