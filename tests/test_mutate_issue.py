@@ -462,6 +462,16 @@ CUT_SHORT = '''
         assert urls == {key.title(): value for key, value in urls.items()}
 
 
+    def test_text_gained_empty_lines():
+        assert "\\n\\nfoo TLA bar\\n\\n  *[]: Three Letter Acronym\\n\\n" == (
+            "foo TLA bar\\n\\n  *[TLA]: Three Letter Acronym\\n\\n")
+
+
+    def test_text_lost_an_empty_line():
+        assert "foo TLA bar\\n  *[TLA]: Three Letter Acronym\\n\\n" == (
+            "foo TLA bar\\n\\n  *[TLA]: Three Letter Acronym\\n\\n")
+
+
     def test_list():
         assert [{"element": 1, "action": "GET"}, {"element": "age", "action": "GET"}] == [
             {"element": 1, "action": "GET"}, {"element": "age", "action": "GETATTR"}]
@@ -505,6 +515,9 @@ def test_values_pytest_cut_short_read_from_its_explanation(tmp_path):
                                  "not expected.",
         "test_dict_extra_cut": "a result holds 4 keys (`'images'` and `'more'` among them), which are not "
                                "expected.",
+        # html2text 2025.4.15: "part of a result is `` where `*[TLA]: Three Letter Acronym` is expected"
+        "test_text_gained_empty_lines": "a result holds an empty line, which is not expected.",
+        "test_text_lost_an_empty_line": "a result lacks an empty line, which is expected.",
         "test_list": "item 1 of a result is `{'element': 'age', 'action': 'GET'}` where "
                      "`{'element': 'age', 'action': 'GETATTR'}` is expected.",
         "test_list_shorter": "a result lacks `'e'`, which is expected.",
@@ -743,6 +756,19 @@ SEQUENCES = '''
 
         def test_a_diff_too_long_to_show(self):
             self.assertEqual({"k": [1, 2, 3] * 40, "gone": 1}, {"k": [1, 2, 3] * 40})
+
+        def test_a_longer_list(self):
+            self.assertEqual([], [1, 2, 3] * 20)
+
+        def test_alike(self):
+            class Line:
+                def __eq__(self, other):
+                    return False
+
+                def __repr__(self):
+                    return "<Line: +Sample line>"
+
+            self.assertEqual(Line(), Line())
 '''
 
 
@@ -763,7 +789,12 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
                                    "only.",
         "test_an_empty_line": "the check reports two values that differ, first in an empty line on one side "
                               "and `foo` on the other.",  # mistune 3.0.2: "first in `` on one side"
-        "test_a_diff_too_long_to_show": re.compile(r"Observed: the check reports `\{'k':\[\d+ chars\]")})
+        "test_a_diff_too_long_to_show": re.compile(r"Observed: the check reports `\{'k':\[\d+ chars\]"),
+        # unidiff 0.7.5: "the check reports two values that differ, first in `[]` on one side and `[1,` …"
+        "test_a_longer_list": "the check reports `Lists differ`: the second list has 60 more items than the "
+                              "other, from item 0: `1`.",
+        # unidiff 0.7.5: "the check reports `<Line: +Sample line> != <Line: +Sample line>`"
+        "test_alike": "the check reports two values that differ, though both print as `<Line: +Sample line>`."})
 
 
 LIBRARY_ERRORS = '''

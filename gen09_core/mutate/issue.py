@@ -88,6 +88,7 @@ _UNITTEST_REGEX = re.compile(r'^(?:AssertionError: )?"(?P<regex>.+)" does not ma
 _UNITTEST_SEQUENCES = re.compile(r"^((?:Lists|Tuples|Sequences) differ): ")
 _UNITTEST_CUT = re.compile(r"\[\d+ chars\]")
 _UNITTEST_ITEM = re.compile(r"^First differing element (\d+):$")
+_UNITTEST_EXTRA = re.compile(r"^(First|Second) (\w+) contains (\d+) additional elements\.$")
 _UNITTEST_NOT_RAISED = re.compile(r"^(?:AssertionError: )?(\w+) not raised(?: by \S+)?$")
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
 # jest before 23 (facebook/prop-types 15.8.1 runs jest 19): ``Expected value to be (using ===):``
@@ -291,29 +292,40 @@ def _simple(name: str | None) -> str | None:
 
 
 def _diff_observation(body: list[str], actual_sign: str, expected_sign: str) -> str | None:
-    """The observation of a diff's lines ``body``, from its first line of each side (a line that
-    opens a block shown as ``a: [ … ]``): a result where the whole diff is those two lines, else
-    part of one; a side with no line is something held or lacked."""
+    """The observation of a diff's lines ``body``, from its first run of lines that differ: the first
+    line of each side there (a line that opens a block shown as ``a: [ … ]``) is a result where the
+    whole diff is those two lines, else part of one; a run of one side is something held or lacked
+    (html2text 2025.4.15: two empty lines the result gained before a line that changed)."""
+    signs = (actual_sign, expected_sign)
+    start = next((at for at, ln in enumerate(body) if ln.startswith(signs)), len(body))
+    run, depth = [], 0
+    # up to a line both sides share outside any block a differing line opened (node's "...": lines skipped)
+    for line in body[start:]:
+        if depth <= 0 and run and not line.startswith(signs) and line.strip() != "...":
+            break
+        run.append(line)
+        depth += line.rstrip().endswith(("[", "{")) - line[1:].lstrip().startswith(("]", "}"))
+
     def first(sign: str) -> tuple[str | None, int]:
-        """The first line of side ``sign``, with the lines a string node printed as ``'a\\n' +``
-        continues on joined to it, and how many lines that took."""
-        start = next((at for at, ln in enumerate(body) if ln.startswith(sign)), None)
+        """The first line of side ``sign`` in the run, with the lines a string node printed as
+        ``'a\\n' +`` continues on joined to it, and how many lines that took."""
+        start = next((at for at, ln in enumerate(run) if ln.startswith(sign)), None)
         if start is None:
             return None, 0
-        text, end = body[start][1:].strip(), start + 1
-        while text.endswith(" +") and end < len(body) and body[end].startswith(sign):
-            text, piece = text[:-2], body[end][1:].strip()
+        text, end = run[start][1:].strip(), start + 1
+        while text.endswith(" +") and end < len(run) and run[end].startswith(sign):
+            text, piece = text[:-2], run[end][1:].strip()
             text, end = (text[:-1] + piece[1:] if text[-1:] in "'\"`" and piece[:1] == text[-1:]
                          else f"{text} + {piece}"), end + 1
         text = text.removesuffix(" +").rstrip(",")
         if text.endswith(("{", "[")):
-            closer, depth = "]" if text.endswith("[") else "}", _indent(body[start][1:])
-            stop = next((at for at in range(end, len(body)) if not body[at].startswith(sign)
-                         or _indent(body[at][1:]) <= depth), len(body))
-            pieces = [ln[1:].strip() for ln in body[start:stop + 1]]
+            closer, depth = "]" if text.endswith("[") else "}", _indent(run[start][1:])
+            stop = next((at for at in range(end, len(run)) if not run[at].startswith(sign)
+                         or _indent(run[at][1:]) <= depth), len(run))
+            pieces = [ln[1:].strip() for ln in run[start:stop + 1]]
             whole = " ".join(piece.removesuffix(",") if after[:1] in ("]", "}") else piece
                              for piece, after in zip(pieces, [*pieces[1:], ""], strict=True)).rstrip(",")
-            if stop < len(body) and body[stop].startswith(sign + " " * depth + closer) and len(whole) <= 300:
+            if stop < len(run) and run[stop].startswith(sign + " " * depth + closer) and len(whole) <= 300:
                 return whole, stop + 1 - start  # the whole block is this side's: one line of it
             text = f"{text} … {closer}"
         return text, end - start
@@ -321,19 +333,26 @@ def _diff_observation(body: list[str], actual_sign: str, expected_sign: str) -> 
     (actual, taken), (expected, given) = first(actual_sign), first(expected_sign)
     if actual is not None and expected is not None:
         if actual == expected:
-            at = [next(n for n, ln in enumerate(body) if ln.startswith(sign))
-                  for sign in (actual_sign, expected_sign)]
+            at = [start + next(n for n, ln in enumerate(run) if ln.startswith(sign)) for sign in signs]
             if body[at[0]][1:] == body[at[1]][1:]:  # a line that ends one text, not the other (schema 0.7.7)
                 rest = [ln for n, ln in enumerate(body) if n not in at]
                 return _diff_observation(rest, actual_sign, expected_sign)
             # lines that differ in their spacing only (sqlparse 0.5.1): shown as they are
             actual, expected = (repr(body[n][2:]) for n in at)
-        return _result(actual, expected, "a result" if taken + given == len(body) else "part of a result")
+        subject = "a result" if taken + given == len(body) else "part of a result"
+        if not (actual and expected):
+            return f"{subject} is {_line(actual)} where {_line(expected)} is expected."
+        return _result(actual, expected, subject)
     if actual is not None:
-        return f"a result holds `{actual}`, which is not expected."
+        return _held("left", _line(actual), "is")
     if expected is not None:
-        return f"a result lacks `{expected}`, which is expected."
+        return _held("right", _line(expected), "is")
     return None
+
+
+def _line(text: str) -> str:
+    """A diff's line as an observation shows it: in backticks (cut at 300 characters), or "an empty line"."""
+    return f"`{cut_at_token(text.strip(), 300)}`" if text.strip() else "an empty line"
 
 
 def _indent(line: str) -> int:
@@ -819,10 +838,19 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
     if first.startswith("assert") or (failed_check and not first):
         return _PROPERTY, None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
-        return _unittest_cut(first, lines) or _counted(lines) or _check(first), None
+        return _unittest_cut(first, lines) or _counted(lines) or _alike(first) or _check(first), None
     if match := _C_ASSERT.match(first):
         return None, f"Assertion '{match.group(2)}' failed in {match.group(1)}()"[:300]
     return None, _LOCATION.sub("", first)[:300]
+
+
+def _alike(first: str) -> str | None:
+    """The observation of unittest's ``A != B`` (``first``) whose sides print alike, once objects'
+    addresses are left out (unidiff 0.7.5: a mutated ``__eq__`` of ``<Line: +Sample line>``), or None."""
+    sides = _unequal(first)
+    if not sides or (shown := _ADDRESS.sub(">", sides[0])) != _ADDRESS.sub(">", sides[1]):
+        return None
+    return f"the check reports two values that differ, though both print as `{cut_at_token(shown, 300)}`."
 
 
 def _unittest_cut(first: str, lines: list[str]) -> str | None:
@@ -839,16 +867,20 @@ def _unittest_cut(first: str, lines: list[str]) -> str | None:
         one, other = (cut_at_token(line.strip(), 300) for line in lines[at + 1:at + 3])
         return (f"the check reports `{kind.group(1)}`: their first differing item ({index}) is `{one}` "
                 f"on one side and `{other}` on the other.")
+    extra = next((m for ln in lines if (m := _UNITTEST_EXTRA.match(ln.strip()))), None)
+    head = next((n for n, ln in enumerate(lines) if re.match(r"First extra element \d+:$", ln.strip())), None)
+    if kind and extra and head is not None and head + 1 < len(lines):
+        which, sequence, count = extra.groups()
+        index = re.search(r"\d+", lines[head]).group()
+        return (f"the check reports `{kind.group(1)}`: the {which.lower()} {sequence} has {count} more "
+                f"item{'s' * (count != '1')} than the other, from item {index}: "
+                f"`{cut_at_token(lines[head + 1].strip(), 300)}`.")
     changed = [ln for ln in lines[1:] if ln.startswith(("- ", "+ "))]
     if not changed:
         return None
-    def shown(line: str) -> str:
-        """A diff line's text, in backticks, or "an empty line"."""
-        return f"`{cut_at_token(line[2:].strip(), 300)}`" if line[2:].strip() else "an empty line"
-
-    said = f"the check reports two values that differ, first in {shown(changed[0])} on one side"
+    said = f"the check reports two values that differ, first in {_line(changed[0][2:])} on one side"
     if len(changed) > 1 and changed[1][0] != changed[0][0]:
-        return f"{said} and {shown(changed[1])} on the other."
+        return f"{said} and {_line(changed[1][2:])} on the other."
     return f"{said} only."
 
 
