@@ -35,7 +35,8 @@ def package(tmp_path, data, lock=False):
     ("jest --coverage --runInBand", {"jest": "^29"}, "jest-json",
      'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT" --runInBand'),
     ("vitest run --reporter verbose", {"vitest": "^3"}, "jest-json",
-     'npx --no-install vitest run --reporter=json --reporter=dot --outputFile="$GEN09_REPORT"'),
+     'npx --no-install vitest run --reporter="$GEN09_RUNNER/gen09_vitest_diff.mjs" --reporter=json --reporter=dot '
+     '--outputFile="$GEN09_REPORT"'),
     ("eslint . && mocha --reporter spec 'test/**/*.js'", {"mocha": "^10"}, "mocha-json",
      "npx --no-install mocha 'test/**/*.js' --reporter json --reporter-option output=\"$GEN09_REPORT\""),
     ("", {"jest": "^29"}, "jest-json", 'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT"'),
@@ -79,7 +80,8 @@ def package(tmp_path, data, lock=False):
     ("pnpm test:nodejs", {"jest": "30.0.5"}, "jest-json",
      'npx --no-install jest --ci --json --outputFile="$GEN09_REPORT" --env node'),
     ("pnpm test:types && pnpm vitest run", {"vitest": "^4"}, "jest-json",
-     'npx --no-install vitest run --reporter=json --reporter=dot --outputFile="$GEN09_REPORT"'),
+     'npx --no-install vitest run --reporter="$GEN09_RUNNER/gen09_vitest_diff.mjs" --reporter=json --reporter=dot '
+     '--outputFile="$GEN09_REPORT"'),
     # jasmine (NaturalIntelligence/fast-xml-parser 5 was refused: "no supported test runner"): gen09's
     # reporter, c8 and --parallel dropped
     ("c8 --reporter=lcov --reporter=text jasmine spec/*spec.js --parallel=4", {"jasmine": "^5.6.0"}, "mocha-json",
@@ -499,7 +501,7 @@ def test_a_vitest_run_whose_workers_could_not_start_names_the_cause(tmp_path):
     assert run.problem == ("(session): no jest-json report: the command exited 1: Error: [vitest-pool]: Failed to "
                            "start forks worker for test files /tmp/zustand-out/work/pristine/tests/devtools.test.tsx. "
                            "(Caused by: TypeError: Cannot read properties of undefined (reading 'bind'))")
-    assert 'vitest run --reporter=json --reporter=dot --outputFile="$GEN09_REPORT"' in package(
+    assert 'vitest run --reporter="$GEN09_RUNNER/gen09_vitest_diff.mjs" --reporter=json --reporter=dot --outputFile=' in package(
         tmp_path, {"scripts": {"test": "vitest"}, "devDependencies": {"vitest": "^4"}}).test
 
 

@@ -22,7 +22,9 @@ RUNNERS = {  # runner: (report format, what the test command must and must not h
     # mocha 6's json reporter names no test's file and has no output option: gen09's reporter instead
     "mocha6": ("mocha-json", "npx --no-install mocha 'test/**/*.spec.js' --reporter \"$GEN09_RUNNER/gen09_mocha_json.cjs\"",
                "--reporter spec"),
-    "vitest": ("jest-json", "npx --no-install vitest run --reporter=json", None),
+    # vitest's json report keeps no diff: gen09's reporter before it writes each into its error
+    "vitest": ("jest-json", 'npx --no-install vitest run --reporter="$GEN09_RUNNER/gen09_vitest_diff.mjs" '
+               "--reporter=json", None),
     "tap": ("tap", "npx --no-install tap -R tap --no-coverage", None),  # node-tap 16, its TAP on stdout
     # jasmine 5 has no machine-readable reporter: gen09's, which names each spec's file
     "jasmine": ("mocha-json", 'npx --no-install jasmine --reporter="$GEN09_RUNNER/gen09_jasmine_json.cjs" '
@@ -72,3 +74,33 @@ def test_runner_mutate_bundles_and_verify(runner, tmp_path):
         assert f'gen09_reports.py" {fmt}' in (bundle / "tests" / "test.sh").read_text()
         lock = json.loads((bundle / "environment" / "gen09.toolchain.json").read_text())
         assert lock["setup"] == lock["replay"] == ["npm ci --no-audit --no-fund"]  # the lockfile, pinned
+
+
+def test_a_vitest_comparison_reads_from_the_diff_vitest_made(tmp_path):
+    """pillarjs/path-to-regexp 8: vitest's json report keeps only an assertion's message (``expected {
+    path: '/a-b-c-d', …(1) } to deeply equal { path: '/a-b-c-d', …(1) }``), and its issues read "a result
+    differs from what is expected, though both print as …". gen09's reporter, listed before vitest's json,
+    writes vitest's own diff into the message: a real vitest 3.2.4 run."""
+    from gen09_core.mutate.issue import write_issue
+    from gen09_core.testrun.ecosystems import node
+    from gen09_core.testrun.ecosystems.jobs import CommandEnv, install_runner, run_command_job
+    from gen09_core.testrun.jobs import TestJob
+
+    need_registry()
+    repo = tmp_path / "repo"
+    shutil.copytree(LANGS / "node-vitest-calc", repo)
+    (repo / "test" / "deep.test.js").write_text(
+        "import { expect, test } from 'vitest';\n"
+        "test('deep', () => { expect({ path: '/a', params: { a: ['1', '2'] } }).toEqual("
+        "{ path: '/a', params: { a: ['1', '3'] } }); });\n")
+    subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=repo, check=True, capture_output=True)
+    recipe = node.detect(repo)
+    env = CommandEnv(recipe.test, recipe.report, str(install_runner(tmp_path / "runner")), "node",
+                     linked=tuple(recipe.linked), limit_memory=False)
+    run = run_command_job(env, TestJob("j", str(repo), str(tmp_path / "scratch")))
+    assert "test/deep.test.js::deep" in run.failures, (run.problem, run.detail, run.outcomes)
+    failure = run.failures["test/deep.test.js::deep"]
+    assert "- Expected\n+ Received\n" in failure["message"], failure
+    text = write_issue("lib/index.js", {"test/deep.test.js::deep": failure}, ["test/deep.test.js::deep"], [], "",
+                       repo)
+    assert "Observed: part of a result is `\"2\"` where `\"3\"` is expected.\n" in text, text

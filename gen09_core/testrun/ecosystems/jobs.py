@@ -27,6 +27,7 @@ HERE = Path(__file__).parent
 ERROR_LINE = re.compile(r"(?:[\w.$]*(?:Error|Exception)\b|error\b|error\[|npm (?:error|ERR!)|panic|fatal\b)")
 RUNNER_FILES = {"gen09_node_junit.mjs": HERE / "gen09_node_junit.mjs",
                 "gen09_mocha_json.cjs": HERE / "gen09_mocha_json.cjs",
+                "gen09_vitest_diff.mjs": HERE / "gen09_vitest_diff.mjs",
                 "gen09_jasmine_json.cjs": HERE / "gen09_jasmine_json.cjs",
                 "gen09_minitest.rb": HERE / "gen09_minitest.rb",
                 "gen09_reports.py": HERE.parent / "reports.py",

@@ -20,7 +20,10 @@ dependencies:
   format ``jest-json``;
 - ``vitest`` → ``vitest run --reporter=json --outputFile`` and ``--reporter=dot`` on the output
   (the json reporter leaves out an error outside the tests: pmndrs/zustand's workers could not
-  start on node 20, and nothing said why), format ``jest-json``;
+  start on node 20, and nothing said why), before them gen09's ``gen09_vitest_diff.mjs``, which
+  writes the diff vitest made of a failed comparison into the error the json report keeps (it
+  keeps only the message: path-to-regexp 8's issues read "a result differs from what is expected,
+  though both print as `{ path: '/a-b-c-d', …(1) }`"), format ``jest-json``;
 - ``mocha`` → ``--reporter json --reporter-option output=...`` (before mocha 9, by the major
   version ``devDependencies`` asks for, gen09's ``gen09_mocha_json.cjs``: mocha's own json
   reporter then names no test's file and writes only to stdout), format ``mocha-json``; with
@@ -496,7 +499,8 @@ def _command(name: str, words: list[str], wanted: str = "") -> str:
         return " ".join([BIN, "jest", *ci, "--json", '--outputFile="$GEN09_REPORT"', *args])
     if name == "vitest":
         args = [a for a in args if _unquoted(a) != "run"]
-        report = ["--reporter=json", "--reporter=dot", '--outputFile="$GEN09_REPORT"']
+        report = ['--reporter="$GEN09_RUNNER/gen09_vitest_diff.mjs"', "--reporter=json", "--reporter=dot",
+                  '--outputFile="$GEN09_REPORT"']
         return " ".join([BIN, "vitest", "run", *report, *args])
     if name == "tape":
         return " ".join([BIN, "tape", *args])
