@@ -1034,3 +1034,27 @@ def test_values_that_print_alike_say_so_or_show_their_spacing(tmp_path):
         # asteval 1.0.5: "part of a result is `0000000006, 60.800000000000004]` where `0000000006]` is expected"
         # (pytest skipped the text's identical start)
         "test_a_long_shared_start": "a result is `…0000000006, 60.8]` where `…0000000006]` is expected."})
+
+
+GROUPS = '''
+    def test_group():
+        raise ExceptionGroup("Hypothesis found 2 distinct failures.", [ValueError("negative dimensions"), KeyError(3)])
+
+
+    def test_nested_group_of_a_check():
+        errors = []
+        try:
+            assert [1, 2] == [1, 3]
+        except AssertionError as error:
+            errors.append(error)
+        raise ExceptionGroup("outer", [ExceptionGroup("inner", errors)])
+'''
+
+
+def test_an_exception_group_reads_as_its_first_error(tmp_path):
+    """textdistance 4.6.3: Hypothesis raises an exception group of the distinct failures it found, and
+    the issue said "It raises `ExceptionGroup: Hypothesis found 4 distinct failures. (4
+    sub-exceptions)`"; the plugin now names the group's first error, and the issue reads it."""
+    _observed_in_a_real_run(tmp_path, GROUPS, {
+        "test_group": re.compile(r"raises `ValueError: negative dimensions`\."),
+        "test_nested_group_of_a_check": "a result is `[1, 2]` where `[1, 3]` is expected."})

@@ -88,6 +88,8 @@ _UNITTEST_REGEX = re.compile(r'^(?:AssertionError: )?"(?P<regex>.+)" does not ma
 _UNITTEST_SEQUENCES = re.compile(r"^((?:Lists|Tuples|Sequences) differ): ")
 _UNITTEST_CUT = re.compile(r"\[\d+ chars\]")
 _UNITTEST_ITEM = re.compile(r"^First differing element (\d+):$")
+# below an exception group's message, the line gen09's pytest plugin names its first error on (FIRST_ERROR)
+_FIRST_ERROR = "\nits first error: "
 _UNITTEST_EXTRA = re.compile(r"^(First|Second) (\w+) contains (\d+) additional elements\.$")
 _UNITTEST_NOT_RAISED = re.compile(r"^(?:AssertionError: )?(\w+) not raised(?: by \S+)?$")
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
@@ -749,6 +751,8 @@ def _node_unequal(message: str) -> str | None:
 def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, str | None]:
     """(short observation, exception line) from a crash message of a test of ``test_file``
     (``trace``: the failure's ``[file, line]`` frames, innermost last, where the runner gives them)."""
+    if _FIRST_ERROR in message:  # an exception group: what was raised is its first error
+        return _symptom(message.rpartition(_FIRST_ERROR)[2], test_file, trace)
     message = _inner_exception(message) or message
     if _library_assert(message, trace):  # no check of the test failed: the library raised
         return None, message.splitlines()[0].strip()

@@ -178,8 +178,27 @@ def pytest_runtest_makereport(item, call):
         return
     if failed:
         report.gen09_trace = _trace(item, excinfo.tb)
+        report.gen09_first_error = _first_error(excinfo.value)
     if marked:
         report.gen09_marked_flaky = True
+
+
+FIRST_ERROR = "its first error: "  # the line after an exception group's message that names its first error
+
+
+def _first_error(error):
+    """``Type: message`` of the first error an exception group holds (its first leaf: Hypothesis
+    raises one of the distinct failures it found, textdistance 4.6.3), or "" for another exception."""
+    first = error
+    while type(first).__name__.endswith("ExceptionGroup") and getattr(first, "exceptions", None):
+        first = first.exceptions[0]
+    if first is error:
+        return ""
+    try:
+        said = str(first)
+    except Exception:  # noqa: BLE001 - a mutated __str__ of the code under test
+        said = ""
+    return f"{type(first).__name__}: {said}" if said else type(first).__name__
 
 
 def _message(longrepr):
@@ -203,7 +222,8 @@ def pytest_runtest_logreport(report):
         record["subtest"] = str(getattr(report.context, "kwargs", "") or getattr(report.context, "msg", ""))
     if report.outcome != "passed" or "xfail" in record:
         if report.failed:
-            record["message"] = _message(report.longrepr)[:4000]
+            first = getattr(report, "gen09_first_error", "")
+            record["message"] = (_message(report.longrepr) + (first and f"\n{FIRST_ERROR}{first}"))[:4000]
             record["trace"] = getattr(report, "gen09_trace", [])
         if report.nodeid in _state["first"]:
             _state["dirty"] = True
