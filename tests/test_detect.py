@@ -268,6 +268,17 @@ def test_nested_test_modules_are_named_too(tmp_path):
     assert "run the tests in app/tests.py, src/tests/test.py" in recipe.summary()
 
 
+
+def test_unittest_named_modules_are_named_when_pytest_would_find_no_test_file(tmp_path):
+    # ply 3.11's test/testlex.py and parsedatetime 2.6's tests/TestDelta.py: unittest's names, which
+    # pytest's default pattern misses (parsedatetime's run said "use a source that ships its tests")
+    recipe = detect(_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='p', test_suite='tests')\n", "p.py": "",
+        "test/testlex.py": "import unittest\n", "tests/TestDelta.py": "import unittest\n",
+        "tests/__init__.py": "", "tests/utils.py": ""}))
+    assert recipe.test_paths == ("test/testlex.py", "tests/TestDelta.py")
+
+
 def test_a_conftest_with_a_hook_argument_pytest_9_removed_pins_pytest(tmp_path):
     # wrapt 1.16.0: `def pytest_pycollect_makemodule(path, parent)` in tests/conftest.py; pytest 9
     # refuses to register the conftest, so every test of the suite failed to collect

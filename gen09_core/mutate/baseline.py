@@ -356,12 +356,10 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
     elif "internal error" in problem:
         fix = ("make the suite one pytest can run: a module it imported ended the run (a test module "
                "that calls unittest.main() or sys.exit() when imported cannot run under pytest)")
-    elif not baseline.stable and not baseline.failing and not baseline.flaky and not has_test_files(pristine):
-        named = unittest_named_files(pristine)
-        fix = (f"{setup} let pytest find {', '.join(named[:3])}{' …' if len(named) > 3 else ''}: "
-               f'profiles.{profile}.pytest_args = ["-o", "python_files=test*.py"]' if named else
-               "use a source that ships its tests: this one has no test_*.py or *_test.py file "
-               "(a package's sdist often leaves them out; its repository keeps them)")
+    elif not baseline.stable and not baseline.failing and not baseline.flaky and not (
+            has_test_files(pristine) or unittest_named_files(pristine)):
+        fix = ("use a source that ships its tests: this one has no test_*.py, *_test.py or unittest-named "
+               "(test*.py) file (a package's sdist often leaves them out; its repository keeps them)")
     elif not baseline.stable and not baseline.failing and not baseline.flaky and problem.strip():
         fix = (f"{setup} make the test files importable: install what they import "
                f"(profiles.{profile}.install) or set profiles.{profile}.pythonpath (see the first error)")

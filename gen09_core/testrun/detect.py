@@ -240,13 +240,12 @@ def _native_strings(repo: Path, pyproject: dict, found: _Found) -> None:
 
 
 def _test_module(repo: Path, pyproject: dict, setup_cfg) -> tuple[str, ...]:
-    """The modules named ``tests.py`` or ``test.py`` (anywhere: jsonpointer's sdist keeps them at
-    its root, decorator 5.1.1's in ``src/tests/test.py``) of a repository with no file pytest
-    would find itself: pytest only finds ``test_*.py`` and ``*_test.py`` files, but runs a
+    """The modules unittest would run (``unittest_named_files``) of a repository with no file
+    pytest would find itself: pytest only finds ``test_*.py`` and ``*_test.py`` files, but runs a
     module it is named. Empty when the repository sets ``python_files`` or has such a file."""
     if "python_files" in pytest_ini(repo, pyproject, setup_cfg)[0] or has_test_files(repo):
         return ()
-    return tuple(sorted(rel.as_posix() for name in ("tests.py", "test.py") for rel in _own_files(repo, name)))
+    return tuple(unittest_named_files(repo))
 
 
 def _own_files(repo: Path, name: str):
@@ -265,9 +264,12 @@ def has_test_files(repo: Path) -> bool:
 
 
 def unittest_named_files(repo: Path) -> list[str]:
-    """The repository's ``test*.py`` files (unittest's default pattern) that pytest's default
-    ``test_*.py`` misses: ply 3.11 keeps its tests in ``test/testlex.py`` and ``testyacc.py``."""
-    return sorted(rel.as_posix() for rel in _own_files(repo, "test*.py") if not rel.name.startswith("test_"))
+    """The repository's ``test*.py`` and ``Test*.py`` files (anywhere, outside hidden folders) that
+    pytest's default ``test_*.py`` misses: jsonpointer 3.0.0's sdist keeps its tests in a root
+    ``tests.py``, decorator 5.1.1's in ``src/tests/test.py``, ply 3.11's in ``test/testlex.py``,
+    parsedatetime 2.6's in ``tests/TestDelta.py`` and the like."""
+    return sorted(rel.as_posix() for pattern in ("test*.py", "Test*.py") for rel in _own_files(repo, pattern)
+                  if not rel.name.startswith("test_"))
 
 
 # -- reading files ----------------------------------------------------------------------
