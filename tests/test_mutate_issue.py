@@ -760,6 +760,12 @@ SEQUENCES = '''
         def test_a_longer_list(self):
             self.assertEqual([], [1, 2, 3] * 20)
 
+        def test_labelled(self):
+            self.fail("Result does not match target value\\n\\n\\tResult:\\n\\t()\\n\\n\\tExpected:\\n\\tNone")
+
+        def test_labelled_on_one_line(self):
+            self.fail("expected: 3\\ngot: 4")
+
         def test_alike(self):
             class Line:
                 def __eq__(self, other):
@@ -793,6 +799,10 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
         # unidiff 0.7.5: "the check reports two values that differ, first in `[]` on one side and `[1,` …"
         "test_a_longer_list": "the check reports `Lists differ`: the second list has 60 more items than the "
                               "other, from item 0: `1`.",
+        # parsedatetime 2.6: "the check reports `Result does not match target value`" (38 of its issues)
+        "test_labelled": "a result is `()` where `None` is expected (the check's message: `Result does not match "
+                         "target value`).",
+        "test_labelled_on_one_line": "a result is `4` where `3` is expected.",
         # unidiff 0.7.5: "the check reports `<Line: +Sample line> != <Line: +Sample line>`"
         "test_alike": "the check reports two values that differ, though both print as `<Line: +Sample line>`."})
 

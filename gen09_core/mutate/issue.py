@@ -90,6 +90,9 @@ _UNITTEST_CUT = re.compile(r"\[\d+ chars\]")
 _UNITTEST_ITEM = re.compile(r"^First differing element (\d+):$")
 # below an exception group's message, the line gen09's pytest plugin names its first error on (FIRST_ERROR)
 _FIRST_ERROR = "\nits first error: "
+# a check's own message that labels the values it compares (``Result:`` / ``Expected:``)
+_EXPECTED_LABELS = ("expected", "wanted", "target")
+_VALUE_LABEL = re.compile(r"^\s*(result|actual|got|expected|wanted|target)\s*:(.*)$", re.I)
 _UNITTEST_EXTRA = re.compile(r"^(First|Second) (\w+) contains (\d+) additional elements\.$")
 _UNITTEST_NOT_RAISED = re.compile(r"^(?:AssertionError: )?(\w+) not raised(?: by \S+)?$")
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
@@ -842,10 +845,31 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
     if first.startswith("assert") or (failed_check and not first):
         return _PROPERTY, None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
-        return _unittest_cut(first, lines) or _counted(lines) or _alike(first) or _check(first), None
+        return (_unittest_cut(first, lines) or _counted(lines) or _alike(first) or _labelled(first, lines)
+                or _check(first)), None
     if match := _C_ASSERT.match(first):
         return None, f"Assertion '{match.group(2)}' failed in {match.group(1)}()"[:300]
     return None, _LOCATION.sub("", first)[:300]
+
+
+def _labelled(first: str, lines: list[str]) -> str | None:
+    """The observation of a check whose own message labels both values (parsedatetime 2.6: "Result
+    does not match target value", then ``Result:`` and ``Expected:``, each value on the lines below
+    up to an empty line): what the result is and what was expected, and the message's first line
+    (``first``) where it is not a label; or None."""
+    found, lines = {}, [first, *lines[1:]]
+    for at, line in enumerate(lines):
+        if not (label := _VALUE_LABEL.match(line)):
+            continue
+        below = itertools.takewhile(lambda ln: ln.strip() and not _VALUE_LABEL.match(ln), lines[at + 1:])
+        value = label.group(2).strip() or " ".join(ln.strip() for ln in below)
+        found.setdefault("expected" if label.group(1).lower() in _EXPECTED_LABELS else "actual", value)
+    if not (found.get("actual") and found.get("expected")):
+        return None
+    said = _result(*(cut_at_token(found[side], 300) for side in ("actual", "expected")))
+    if _VALUE_LABEL.match(first):
+        return said
+    return f"{said[:-1]} (the check's message: `{cut_at_token(first, 300)}`)."
 
 
 def _alike(first: str) -> str | None:
