@@ -1068,3 +1068,15 @@ def test_an_exception_group_reads_as_its_first_error(tmp_path):
     _observed_in_a_real_run(tmp_path, GROUPS, {
         "test_group": re.compile(r"raises `ValueError: negative dimensions`\."),
         "test_nested_group_of_a_check": "a result is `[1, 2]` where `[1, 3]` is expected."})
+
+
+def test_vitests_diff_of_values_of_two_kinds_reads_whole(tmp_path):
+    """pillarjs/path-to-regexp 8: vitest's diff of ``false`` and an object prints each value whole under
+    its own heading; chai's message above it elides the object (``{ path: '/test', …(1) }``)."""
+    message = ("AssertionError: expected false to deeply equal { path: '/test', …(1) }\n\n- Expected: \n{\n"
+               '  "params": {\n    "path": [\n      "",\n      "test",\n    ],\n  },\n  "path": "/test",\n}\n\n'
+               "+ Received: \nfalse\n    at src/index.spec.ts:266:27")
+    failures = {"src/index.spec.ts::match": {"message": message, "trace": []}}
+    text = write_issue("src/index.ts", failures, list(failures), [], "", tmp_path)
+    assert ('Observed: a result is `false` where `{ "params": { "path": [ "", "test" ] }, "path": "/test" }` is '
+            "expected.\n") in text, text

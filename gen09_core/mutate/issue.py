@@ -99,6 +99,9 @@ _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +
 # jest before 23 (facebook/prop-types 15.8.1 runs jest 19): ``Expected value to be (using ===):``
 # or ``Expected value to equal:``, each value indented on the line after its heading
 _JEST_OLD_EQ = re.compile(r"^Expected value to (?:be|equal)\b[^\n]*:\n\s+(.+)\nReceived:\n\s+(.+)$", re.M)
+# vitest's diff of two values of different kinds: each after its heading, over the lines up to an empty one
+_ENDING_COMMA = re.compile(r",( [\]}])")  # the comma a value printed over lines ends its last item with
+_VITEST_KINDS = re.compile(r"^- Expected: *\n(.+?)\n\n\+ Received: *\n(.+?)(?:\n\n|\n\s+at |\Z)", re.M | re.S)
 # node's test runner on a test whose promise is left pending with nothing else to run (p-queue)
 _NEVER_SETTLES = "Promise resolution is still pending but the event loop has already resolved"
 _JEST_SUITE = "● Test suite failed to run"  # jest's heading of a test file that did not load (dayjs)
@@ -464,6 +467,9 @@ def _compared(message: str, lines: list[str]) -> str | None:
     or None."""
     if diffed := _diffed(message):
         return diffed
+    if match := _VITEST_KINDS.search(message):  # path-to-regexp 8: ``expected false to deeply equal { … }``
+        expected, actual = (_ENDING_COMMA.sub(r"\1", _squeezed(side)) for side in match.groups())
+        return _result(cut_at_token(actual, 300), cut_at_token(expected, 300))
     if match := _JEST_EQ.search(message):
         noun = match.group(3) or match.group(1)
         if noun and "toThrow" in lines[0]:
