@@ -472,6 +472,15 @@ CUT_SHORT = '''
             "foo TLA bar\\n\\n  *[TLA]: Three Letter Acronym\\n\\n")
 
 
+    class Tree(dict):
+        def __repr__(self):
+            return "Tree([" + ", ".join(f"({k!r}, {v!r})" for k, v in self.items()) + "])"
+
+
+    def test_dict_cut_open():
+        assert Tree(a=list(range(30)), d=Tree(pc=[])) == {"a": list(range(30)), "d": {"pc": [1]}}
+
+
     def test_list():
         assert [{"element": 1, "action": "GET"}, {"element": "age", "action": "GET"}] == [
             {"element": 1, "action": "GET"}, {"element": "age", "action": "GETATTR"}]
@@ -518,6 +527,8 @@ def test_values_pytest_cut_short_read_from_its_explanation(tmp_path):
         # html2text 2025.4.15: "part of a result is `` where `*[TLA]: Three Letter Acronym` is expected"
         "test_text_gained_empty_lines": "a result holds an empty line, which is not expected.",
         "test_text_lost_an_empty_line": "a result lacks an empty line, which is expected.",
+        # pyhocon 0.3.63: "a documented property of the result does not hold" (``ConfigTree([(...'pb', [])]))])``)
+        "test_dict_cut_open": "part of a result is `{'d': Tree([('pc', [])])}` where `{'d': {'pc': [1]}}` is expected.",
         "test_list": "item 1 of a result is `{'element': 'age', 'action': 'GET'}` where "
                      "`{'element': 'age', 'action': 'GETATTR'}` is expected.",
         "test_list_shorter": "a result lacks `'e'`, which is expected.",

@@ -839,6 +839,8 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
     sides = _unequal(first.removeprefix("assert "), " == ") if first.startswith("assert ") else None
     if not sides and (match := _ASSERT_EQ.match(first)) and match[1].count("(") == match[1].count(")"):
         sides = match.groups()  # values pytest cut short (``['ab...cd', ...]``) may leave a quote open
+    elif not sides and match and "..." in first and (explained := _pytest_explained(lines)):
+        return explained, None  # cut short leaving a bracket open (pyhocon 0.3.63: ``ConfigTree([(...``)
     if sides:  # ``assert A == B``; not ``assert (x == 1 and y == 2)`` (schema 0.7.7: "a result is `(1`")
         actual, expected = sides
         if "..." in actual + expected and (explained := _pytest_explained(lines)):
