@@ -88,19 +88,20 @@ _UNITTEST_REGEX = re.compile(r'^(?:AssertionError: )?"(?P<regex>.+)" does not ma
 _UNITTEST_SEQUENCES = re.compile(r"^((?:Lists|Tuples|Sequences) differ): ")
 _UNITTEST_CUT = re.compile(r"\[\d+ chars\]")
 _UNITTEST_ITEM = re.compile(r"^First differing element (\d+):$")
+# unittest's sequences, one longer than the other: ``Second list contains 3 additional elements.``
+_UNITTEST_EXTRA = re.compile(r"^(First|Second) (\w+) contains (\d+) additional elements\.$")
 # below an exception group's message, the line gen09's pytest plugin names its first error on (FIRST_ERROR)
 _FIRST_ERROR = "\nits first error: "
 # a check's own message that labels the values it compares (``Result:`` / ``Expected:``)
 _EXPECTED_LABELS = ("expected", "wanted", "target")
 _VALUE_LABEL = re.compile(r"^\s*(result|actual|got|expected|wanted|target)\s*:(.*)$", re.I)
-_UNITTEST_EXTRA = re.compile(r"^(First|Second) (\w+) contains (\d+) additional elements\.$")
 _UNITTEST_NOT_RAISED = re.compile(r"^(?:AssertionError: )?(\w+) not raised(?: by \S+)?$")
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
 # jest before 23 (facebook/prop-types 15.8.1 runs jest 19): ``Expected value to be (using ===):``
 # or ``Expected value to equal:``, each value indented on the line after its heading
 _JEST_OLD_EQ = re.compile(r"^Expected value to (?:be|equal)\b[^\n]*:\n\s+(.+)\nReceived:\n\s+(.+)$", re.M)
-# vitest's diff of two values of different kinds: each after its heading, over the lines up to an empty one
 _ENDING_COMMA = re.compile(r",( [\]}])")  # the comma a value printed over lines ends its last item with
+# vitest's diff of two values of different kinds: each after its heading, over the lines up to an empty one
 _VITEST_KINDS = re.compile(r"^- Expected: *\n(.+?)\n\n\+ Received: *\n(.+?)(?:\n\n|\n\s+at |\Z)", re.M | re.S)
 # node's test runner on a test whose promise is left pending with nothing else to run (p-queue)
 _NEVER_SETTLES = "Promise resolution is still pending but the event loop has already resolved"
