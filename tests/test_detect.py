@@ -482,3 +482,10 @@ def test_a_setup_cfg_requirement_list_on_one_line_is_split_at_its_semicolons(tmp
     assert _cfg_requirements("mock; python_version < '3.3'") == ["mock; python_version < '3.3'"]
     assert _cfg_requirements("pytest; typeguard; littleutils") == ["pytest", "typeguard", "littleutils"]
     assert _cfg_requirements("\npytest\n# no\ntypeguard") == ["pytest", "typeguard"]
+
+
+def test_a_repository_without_uvs_table_names_no_uv_requirements(tmp_path):
+    # deprecation 2.1.0 (setup.py, no pyproject.toml): its run said "Detected: … requirements
+    # (pyproject.toml [tool.uv] dev-dependencies)", a table it does not have
+    recipe = detect(_repo(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='d')\n", "d.py": ""}))
+    assert "tool.uv" not in recipe.summary() and recipe.requirements == ()

@@ -157,8 +157,8 @@ def detect(repo: Path) -> PythonRecipe:
               "pyproject.toml [tool.pdm.dev-dependencies] {name}":
                   ((pyproject.get("tool") or {}).get("pdm") or {}).get("dev-dependencies") or {},
               # uv's before PEP 735 (python-multipart 0.0.12: its tests import yaml, listed only there)
-              "pyproject.toml [tool.uv] dev-dependencies":
-                  {"dev": ((pyproject.get("tool") or {}).get("uv") or {}).get("dev-dependencies") or []},
+              "pyproject.toml [tool.uv] dev-dependencies": {"dev": uv} if (uv := (
+                  (pyproject.get("tool") or {}).get("uv") or {}).get("dev-dependencies")) else {},
               **_poetry_groups(pyproject, found), **_tests_require(setup_cfg, setup_py)}
     for names, files in ((TEST_NAMES, TEST_REQUIREMENTS), (DEV_NAMES, DEV_REQUIREMENTS)):
         _collect(repo, names, files, extras, groups, found, installable)
