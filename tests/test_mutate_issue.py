@@ -125,11 +125,14 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
         # `'text/html'` where `'text/html; charset=utf-8'` is expected")
         "i": "Expected values to be strictly equal:\n+ actual - expected\n\n+ 'text/html'\n"
              "- 'text/html; charset=utf-8'\n            ^",
+        # vitest's toMatchObject of a string (unjs/scule: "the check reports `expected 'oof' to match object …`")
+        "j": "expected 'oof' to match object 'foo'",
     }
     expected = {"a": "`'application/javascript'` where `'text/javascript'`", "b": "`false` where `'UTF-8'`",
                 "c": "`4` where `5`", "d": "`'htm'` where `'html'`", "e": "`'/foo?bar=1'` where `'/foo'`",
                 "f": "`[ 'gzip', 'a  b' ]` where `[ 'identity' ]`", "g": "`[ 'gzip', 'a  b' ]` where `[ 'identity' ]`",
-                "h": "`''` where `'{\"a\":1,\\n\"b\":2}'`", "i": "`'text/html'` where `'text/html; charset=utf-8'`"}
+                "h": "`''` where `'{\"a\":1,\\n\"b\":2}'`", "i": "`'text/html'` where `'text/html; charset=utf-8'`",
+                "j": "`'oof'` where a value matching `'foo'`"}
     for key, message in messages.items():
         failures = {f"test/t.js::suite > case {key}": {"message": message, "trace": []}}
         text = write_issue("index.js", failures, list(failures), [], "", tmp_path)

@@ -178,8 +178,8 @@ _CHAI_PROPERTY = re.compile(r"^(?:AssertionError: )?expected .+ to have (?:deep 
 # (``Expected $.err.msg = 'x' to equal 'y'.``), ``Expected 3 not to equal 3.``
 _JASMINE_EQ = re.compile(r"^Expected (?:(\$\S*) = )?(.+) to (?:be|equal) (.+)\.$")
 _JASMINE_NOT = re.compile(r"^Expected (.+) not to (?:be|equal) (.+)\.$")
-_CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to (be|(?:deeply |strictly )?equal|eql) (.+?)"
-                      r"(?: // Object\.is equality)?$")
+_CHAI_EQ = re.compile(r"^(?:AssertionError: )?expected (.+) to "
+                      r"(be|(?:deeply |strictly )?equal|eql|match object) (.+?)(?: // Object\.is equality)?$")
 # chai's ``to be`` followed by a word or a comparison, not a value (supermacro/neverthrow 8: "a result
 # is `true` where `falsy` is expected")
 _CHAI_WORDS = {"truthy": "a truthy value", "falsy": "a falsy value", "empty": "an empty value",
@@ -546,6 +546,8 @@ def _compared(message: str, lines: list[str]) -> str | None:
             return f"a result is `{actual}` where {wanted} is expected."
         if actual == expected:  # chai cut both short (``{ path: '/test', …(1) }``)
             return f"a result differs from what is expected, though both print as `{actual}`."
+        if verb == "match object":  # vitest's toMatchObject (unjs/scule: "the check reports `expected …`")
+            return f"a result is `{actual}` where a value matching `{expected}` is expected."
         return _result(actual, expected)
     if match := _JASMINE_NOT.match(lines[0].strip()):
         return f"a result is `{match.group(1)}`, a value it is expected not to be."
