@@ -127,12 +127,15 @@ def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_pa
              "- 'text/html; charset=utf-8'\n            ^",
         # vitest's toMatchObject of a string (unjs/scule: "the check reports `expected 'oof' to match object …`")
         "j": "expected 'oof' to match object 'foo'",
+        # vitest's diff of an empty text shows only the expected side (unjs/pathe: "a result lacks `bar`"),
+        # where chai's line above it shows both values whole
+        "k": "AssertionError: expected '' to equal 'bar'\n\n- Expected\n+ Received\n\n- bar\n    at test/a.ts:3:4",
     }
     expected = {"a": "`'application/javascript'` where `'text/javascript'`", "b": "`false` where `'UTF-8'`",
                 "c": "`4` where `5`", "d": "`'htm'` where `'html'`", "e": "`'/foo?bar=1'` where `'/foo'`",
                 "f": "`[ 'gzip', 'a  b' ]` where `[ 'identity' ]`", "g": "`[ 'gzip', 'a  b' ]` where `[ 'identity' ]`",
                 "h": "`''` where `'{\"a\":1,\\n\"b\":2}'`", "i": "`'text/html'` where `'text/html; charset=utf-8'`",
-                "j": "`'oof'` where a value matching `'foo'`"}
+                "j": "`'oof'` where a value matching `'foo'`", "k": "`''` where `'bar'`"}
     for key, message in messages.items():
         failures = {f"test/t.js::suite > case {key}": {"message": message, "trace": []}}
         text = write_issue("index.js", failures, list(failures), [], "", tmp_path)

@@ -466,7 +466,9 @@ def _diffed(message: str) -> str | None:
 def _compared(message: str, lines: list[str]) -> str | None:
     """The observation a runner's failed comparison shows (what was got and what was expected),
     or None."""
-    if diffed := _diffed(message):
+    chai = _CHAI_EQ.match(lines[0].strip())
+    whole = chai and "…" not in lines[0] and chai.group(1) != chai.group(3)  # chai's print elides with "…"
+    if not whole and (diffed := _diffed(message)):  # a diff, unless chai's own line shows both values whole
         return diffed
     if match := _VITEST_KINDS.search(message):  # path-to-regexp 8: ``expected false to deeply equal { … }``
         expected, actual = (_ENDING_COMMA.sub(r"\1", _squeezed(side)) for side in match.groups())
