@@ -358,8 +358,8 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
                "that calls unittest.main() or sys.exit() when imported cannot run under pytest)")
     elif not baseline.stable and not baseline.failing and not baseline.flaky and not (
             has_test_files(pristine) or unittest_named_files(pristine)):
-        fix = ("use a source that ships its tests: this one has no test_*.py, *_test.py or unittest-named "
-               "(test*.py) file (a package's sdist often leaves them out; its repository keeps them)")
+        fix = ("use a source that ships its tests: this one has no test_*.py, *_test.py, test*.py or "
+               "Test*.py file (a package's sdist often leaves them out; its repository keeps them)")
     elif not baseline.stable and not baseline.failing and not baseline.flaky and problem.strip():
         fix = (f"{setup} make the test files importable: install what they import "
                f"(profiles.{profile}.install) or set profiles.{profile}.pythonpath (see the first error)")
