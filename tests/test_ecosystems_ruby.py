@@ -153,11 +153,11 @@ def test_runner_ids_repeat_across_runs(tmp_path):
 
 def test_runner_ships_with_the_package():
     """Every runner file of the ecosystems package (the minitest runner, node's, old mocha's and
-    jasmine's reporters) is package data, so an installed gen09 has it."""
+    jasmine's reporters, vitest's diff reporter) is package data, so an installed gen09 has it."""
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
     patterns = data["tool"]["setuptools"]["package-data"]["gen09_core.testrun.ecosystems"]
     shipped = [path for path in RUNNER_FILES.values() if path.parent == RUNNER.parent]
-    assert len(shipped) == 4 and all(path.is_file() for path in shipped)
+    assert len(shipped) == 5 and all(path.is_file() for path in shipped)
     assert all(any(fnmatch.fnmatch(path.name, pattern) for pattern in patterns) for path in shipped)
 
 
