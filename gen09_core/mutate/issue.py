@@ -89,7 +89,8 @@ _UNITTEST_SEQUENCES = re.compile(r"^((?:Lists|Tuples|Sequences) differ): ")
 _UNITTEST_CUT = re.compile(r"\[\d+ chars\]")
 _UNITTEST_ITEM = re.compile(r"^First differing element (\d+):$")
 # unittest's sequences, one longer than the other: ``Second list contains 3 additional elements.``
-_UNITTEST_EXTRA = re.compile(r"^(First|Second) (\w+) contains (\d+) additional elements\.$")
+_UNITTEST_EXTRA = re.compile(r"^(First|Second) (\w+) contains (\d+) additional elements\.\n"
+                             r"First extra element (\d+):\n(.+)$", re.M)
 # below an exception group's message, the line gen09's pytest plugin names its first error on (FIRST_ERROR)
 _FIRST_ERROR = "\nits first error: "
 # a check's own message that labels the values it compares (``Result:`` / ``Expected:``)
@@ -285,9 +286,15 @@ def cut_at_token(text: str, cap: int) -> str:
 def _result(actual: str, expected: str, subject: str = "a result") -> str:
     """The observation of a comparison: what ``subject`` is and what was expected; that the two print
     alike where they do once objects' addresses are left out (cssselect 1.2.0's default reprs)."""
-    if (shown := _ADDRESS.sub(">", actual)) == _ADDRESS.sub(">", expected):
+    if (shown := _printed_alike(actual, expected)) is not None:
         return f"{subject} differs from what is expected, though both print as `{shown}`."
     return f"{subject} is `{actual}` where `{expected}` is expected."
+
+
+def _printed_alike(one: str, other: str) -> str | None:
+    """The print two values share once objects' addresses are left out, or None where they differ."""
+    shown = _ADDRESS.sub(">", one)
+    return shown if shown == _ADDRESS.sub(">", other) else None
 
 
 def _check(text: str) -> str:
@@ -889,7 +896,7 @@ def _alike(first: str) -> str | None:
     """The observation of unittest's ``A != B`` (``first``) whose sides print alike, once objects'
     addresses are left out (unidiff 0.7.5: a mutated ``__eq__`` of ``<Line: +Sample line>``), or None."""
     sides = _unequal(first)
-    if not sides or (shown := _ADDRESS.sub(">", sides[0])) != _ADDRESS.sub(">", sides[1]):
+    if not sides or (shown := _printed_alike(*sides)) is None:
         return None
     return f"the check reports two values that differ, though both print as `{cut_at_token(shown, 300)}`."
 
@@ -908,14 +915,11 @@ def _unittest_cut(first: str, lines: list[str]) -> str | None:
         one, other = (cut_at_token(line.strip(), 300) for line in lines[at + 1:at + 3])
         return (f"the check reports `{kind.group(1)}`: their first differing item ({index}) is `{one}` "
                 f"on one side and `{other}` on the other.")
-    extra = next((m for ln in lines if (m := _UNITTEST_EXTRA.match(ln.strip()))), None)
-    head = next((n for n, ln in enumerate(lines) if re.match(r"First extra element \d+:$", ln.strip())), None)
-    if kind and extra and head is not None and head + 1 < len(lines):
-        which, sequence, count = extra.groups()
-        index = re.search(r"\d+", lines[head]).group()
+    extra = _UNITTEST_EXTRA.search("\n".join(line.strip() for line in lines))
+    if kind and extra:
+        which, sequence, count, index, item = extra.groups()
         return (f"the check reports `{kind.group(1)}`: the {which.lower()} {sequence} has {count} more "
-                f"item{'s' * (count != '1')} than the other, from item {index}: "
-                f"`{cut_at_token(lines[head + 1].strip(), 300)}`.")
+                f"item{'s' * (count != '1')} than the other, from item {index}: `{cut_at_token(item, 300)}`.")
     changed = [ln for ln in lines[1:] if ln.startswith(("- ", "+ "))]
     if not changed:
         return None
