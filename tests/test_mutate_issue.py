@@ -510,13 +510,17 @@ CUT_SHORT = '''
 '''
 
 
-def test_values_pytest_cut_short_read_from_its_explanation(tmp_path):
+def test_values_pytest_cut_short_read_from_its_explanation(tmp_path, monkeypatch):
     """deepdiff 8.0.1: pytest prints long values cut short (``{'matched_val...e out there'}}``), and
     10 of 114 such observations in the round-33 trials showed both sides alike. The values come
-    from pytest's explanation below the ``assert`` line: a real pytest run of this interpreter."""
+    from pytest's explanation below the ``assert`` line: a real pytest run of this interpreter.
+    pytest cuts its explanation short only off CI (``CI`` or ``BUILD_NUMBER`` unset), so the test
+    unsets both: on CI, ``test_dict_extra_shown``'s dict closed and was shown whole."""
     from gen09_core.testrun.jobs import TestJob, run_job
     from tests.helpers import warm_project
 
+    for variable in ("CI", "BUILD_NUMBER"):
+        monkeypatch.delenv(variable, raising=False)
     repo, env = warm_project(tmp_path, "", CUT_SHORT)
     run = run_job(env, TestJob("cut", str(repo), str(tmp_path / "jobs")))
     expected = {
