@@ -114,6 +114,29 @@ def test_setuptools_tests_require_is_the_test_group(tmp_path, where):
         in recipe.provenance
 
 
+@pytest.mark.parametrize("names_pytest", [True, False])
+def test_a_root_requirements_file_naming_pytest_is_the_test_environment(tmp_path, names_pytest):
+    # thefuzz 0.22.1: its tests import pycodestyle, named only in a requirements.txt that also pins
+    # pytest; without pytest there, the file is what the package needs and the install has that
+    lines = "rapidfuzz==3.4.0\npycodestyle==2.11.1\n" + "pytest==7.4.3\n" * names_pytest
+    recipe = detect(_repo(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='fuzz')\n",
+                                     "fuzz.py": "", "requirements.txt": lines}))
+    assert recipe.requirements == (tuple(lines.split()) if names_pytest else ())
+    assert (("requirements", "requirements.txt (it names pytest)") in recipe.provenance) == names_pytest
+
+
+def test_a_root_requirements_file_is_not_read_beside_dev_requirements(tmp_path):
+    recipe = detect(_repo(tmp_path, {"fuzz.py": "", "requirements-dev.txt": "black\n",
+                                     "requirements.txt": "pytest\npycodestyle\n"}))
+    assert recipe.requirements == ("black",)
+
+
+def test_an_unreadable_root_requirements_file_is_noted_not_fatal(tmp_path):
+    recipe = detect(_repo(tmp_path, {"fuzz.py": "", "requirements.txt": "pytest\nnot a requirement!\n"}))
+    assert recipe.requirements == ()
+    assert any(note.startswith("requirements.txt left out: requirements.txt:2") for note in recipe.notes)
+
+
 def test_tox_lines_for_this_pythons_environment_are_read(tmp_path):
     # ecdsa 0.19.0: `py{27,...,311,312,py,py3}: hypothesis` was ignored as conditional, hypothesis
     # never installed and 8 of its test files did not collect

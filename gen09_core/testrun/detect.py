@@ -10,7 +10,8 @@ error messages can say where it came from. Detected, in this order:
 - test dependencies: extras and PEP 735 dependency groups named ``test``/``tests``/
   ``testing``, setuptools' ``tests_require``, ``tests_require``-style requirement files (of
   files named for Python versions, the one for this Python), ``tox.ini`` ``[testenv]``
-  ``deps``/``extras``; only when none of these exists, the ``dev`` ones;
+  ``deps``/``extras``; only when none of these exists, the ``dev`` ones; and only when no ``dev``
+  one exists either, a root ``requirements.txt`` that names pytest;
 - where the package is imported from (``src`` or the repository root);
 - pytest's ``addopts``: options of plugins that would change how gen09 measures
   (coverage, xdist, reruns, random order, lint-as-test plugins) are dropped, those of
@@ -164,6 +165,8 @@ def detect(repo: Path) -> PythonRecipe:
         _collect(repo, names, files, extras, groups, found, installable)
         if found.extras or found.requirements:
             break
+    else:
+        _pytest_requirements(repo, found)
     tox_extras = _tox(repo, found, installable)
     _legacy_hooks(repo, found)
     _native_strings(repo, pyproject, found)
@@ -450,6 +453,34 @@ def _collect(repo, names, files, extras, groups, found, installable) -> None:
         if installable:
             found.extras += extras_here
         found.add("requirements", rel)
+
+
+def _pytest_requirements(repo: Path, found: _Found) -> None:
+    """The root ``requirements.txt`` when it names pytest and nothing else names test or dev
+    requirements: it lists the test environment, not only what the package needs (thefuzz
+    0.22.1's tests import pycodestyle, named only there). One gen09 cannot read is noted and
+    left out: the project never named it as its tests' file."""
+    path = repo / "requirements.txt"
+    if not path.is_file():
+        return
+    try:
+        _, reqs = requirement_file(repo, path)
+    except BadInput as exc:
+        found.notes.append(f"requirements.txt left out: {exc}")
+        return
+    if any(_named(line) == "pytest" for line in reqs):
+        found.requirements += reqs
+        found.add("requirements", "requirements.txt (it names pytest)")
+
+
+def _named(line: str) -> str | None:
+    """The lower-case project name of the requirement ``line``; None for an option, URL or path."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        return Requirement(line).name.lower()
+    except InvalidRequirement:
+        return None
 
 
 _PYTHON_IN_NAME = re.compile(r"^(.*?)[-_.]?(?:py)?([23])\.?(\d{1,2})$")
