@@ -772,6 +772,14 @@ SEQUENCES = '''
         def test_a_line_on_one_side(self):
             self.assertEqual({"k": "x" * 70, "gone": 1}, {"k": "x" * 70})
 
+        def test_a_dict_over_lines(self):
+            self.assertEqual({"title": "Hello!", "author": {"familyName": None}, "tags": ["example"]},
+                             {"title": "Hello!", "phone": "+01-123-456-7890", "author": {"familyName": None},
+                              "tags": ["example"]})
+
+        def test_not_literals(self):
+            self.assertEqual({"k": "x" * 70, "gone": range(3)}, {"k": "x" * 70})
+
         def test_an_empty_line(self):
             self.assertEqual("a\\n\\n" + "x" * 80, "a\\nfoo\\n" + "x" * 80)
 
@@ -808,12 +816,18 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
         "test_short_items": "the check reports `Tuples differ: (1, 2) != (1, 3)`.",
         # unittest's diff below what it cut short (nested-lookup 0.2.25: "the check reports `{'os_details':
         # {'product_version': '10.13.6[71 chars]alse} != {…`")
-        "test_long_dicts": "the check reports two values that differ, first in `'os': {'build': '17G65',` on one "
-                           "side and `'os': {'build': '17G66',` on the other.",
+        # json-merge-patch 0.3.0: "first in `{'author': {'familyName': None}, 'tags': ['example'], 'title':
+        # 'Hello!'}` on one side and `{'author': {'familyName': None},` on the other" (one dict over lines)
+        "test_long_dicts": "the check reports two dicts that differ at `['os']['build']`: `'17G65'` in one, "
+                           "`'17G66'` in the other.",
+        "test_a_dict_over_lines": "the check reports two dicts that differ at `['phone']`: nothing in one, "
+                                  "`'+01-123-456-7890'` in the other.",
         "test_long_texts": "the check reports two values that differ, first in `b` on one side and `c` on the "
                            "other.",
-        "test_a_line_on_one_side": "the check reports two values that differ, first in `{'gone': 1,` on one side "
-                                   "only.",
+        "test_a_line_on_one_side": "the check reports two dicts that differ at `['gone']`: `1` in one, nothing in "
+                                   "the other.",
+        "test_not_literals": "the check reports two values that differ, first in `{'gone': range(0, 3),` on one "
+                             "side only.",
         "test_an_empty_line": "the check reports two values that differ, first in an empty line on one side "
                               "and `foo` on the other.",  # mistune 3.0.2: "first in `` on one side"
         "test_a_diff_too_long_to_show": re.compile(r"Observed: the check reports `\{'k':\[\d+ chars\]"),

@@ -923,10 +923,41 @@ def _unittest_cut(first: str, lines: list[str]) -> str | None:
     changed = [ln for ln in lines[1:] if ln.startswith(("- ", "+ "))]
     if not changed:
         return None
+    if (dicts := _diffed_dicts(lines[1:])) and (where := _dict_difference(*dicts)):
+        return "the check reports two dicts that differ at `{}`: {} in one, {} in the other.".format(*where)
     said = f"the check reports two values that differ, first in {_line(changed[0][2:])} on one side"
     if len(changed) > 1 and changed[1][0] != changed[0][0]:
         return f"{said} and {_line(changed[1][2:])} on the other."
     return f"{said} only."
+
+
+def _diffed_dicts(lines: list[str]) -> tuple[dict, dict] | None:
+    """The two dicts of unittest's diff ``lines`` (each side: its own lines and the lines both
+    share), when both read as Python literals; else None."""
+    sides = []
+    for sign in "-+":
+        text = " ".join(ln[2:] for ln in lines if ln.startswith((f"{sign} ", "  ")))
+        try:
+            sides.append(ast.literal_eval(text))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+    return tuple(sides) if all(isinstance(side, dict) for side in sides) else None
+
+
+def _dict_difference(one: dict, other: dict, path: str = "") -> tuple[str, str, str] | None:
+    """``(where, one's value, other's value)`` of the first key (in print order) at which two
+    dicts differ, inside nested dicts; a side without the key holds "nothing"."""
+    for key in [*one, *(key for key in other if key not in one)]:
+        where, mine, theirs = f"{path}[{key!r}]", one.get(key, _ABSENT), other.get(key, _ABSENT)
+        if isinstance(mine, dict) and isinstance(theirs, dict) and mine != theirs:
+            return _dict_difference(mine, theirs, where)
+        if mine != theirs:
+            return where, *(f"`{cut_at_token(repr(v), 300)}`" if v is not _ABSENT else "nothing"
+                             for v in (mine, theirs))
+    return None
+
+
+_ABSENT = object()
 
 
 def _printable(text: str) -> str:
