@@ -156,6 +156,21 @@ def test_a_missing_module_of_a_package_the_source_has_is_a_module_it_does_not_sh
     assert "set profiles.repo.pythonpath to the folder that holds 'tests'" in message
 
 
+def test_a_missing_compiled_extension_is_named_with_the_editable_install_that_builds_it(tmp_path):
+    # pygeohash 3.5.1: the source holds pygeohash/cgeohash/geohash_module.c, built only at install, and
+    # its tests import the package from the source folder; the hint said the sdist left the module out
+    from gen09_core.mutate.baseline import Baseline, no_stable_tests
+
+    (tmp_path / "geo" / "c").mkdir(parents=True)
+    (tmp_path / "geo" / "c" / "module.c").write_text("")
+    problem = "tests/test_geo.py: E   ModuleNotFoundError: No module named 'geo.c.module'"
+    message = no_stable_tests(Baseline((), (), (), {}, 0.0, problems=(problem,)), "python-pytest", tmp_path,
+                              "install the project geo")
+    assert "install the project editable, which builds its compiled extension 'geo.c.module' (geo/c/module.c)" \
+        in message and 'profiles.repo.install = ["python -m pip install -e ."]' in message, message
+    assert "use a source that ships" not in message
+
+
 def test_a_test_module_that_exits_when_an_import_fails_is_named_with_the_install_that_fixes_it(tmp_path):
     """Real pytest: its internal error names the module-level line that raised SystemExit, and the
     message the module to install (uncertainties 3.2.2 without numpy)."""

@@ -328,7 +328,14 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
         missing = dotted.split(".")[0]
         roots = [root for root in (pristine, pristine / "src") if (root / missing).exists()]
         module = dotted.replace(".", "/")
-        if roots and not any((root / module).exists() or (root / f"{module}.py").exists() for root in roots):
+        built = next((path for root in roots for suffix in (".c", ".cpp", ".pyx")
+                      if (path := root / f"{module}{suffix}").is_file()), None)
+        if built:  # pygeohash 3.5.1: tests import its C extension from the source folder, where none is built
+            fix = (f"{setup} install the project editable, which builds its compiled extension {dotted!r} "
+                   f"({built.relative_to(pristine).as_posix()}) beside its sources: "
+                   f"profiles.{profile}.install = [\"python -m pip install -e .\"] (with the extras and "
+                   "requirements it detected)")
+        elif roots and not any((root / m).exists() for root in roots for m in (module, f"{module}.py")):
             fix = (f"use a source that ships {dotted!r}: {missing!r} is here, {dotted!r} is not (a "
                    "package's sdist often leaves out its tests' helper modules; its repository keeps them)")
         elif roots:
