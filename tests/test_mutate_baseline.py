@@ -184,3 +184,17 @@ def test_a_test_module_that_exits_when_an_import_fails_is_named_with_the_install
     assert done.returncode == 1
     assert "pytest internal error: SystemExit (at " in done.stderr
     assert "install gen09_no_such_module: tests/check_exits.py ends the run at line 5" in done.stderr
+
+
+def test_a_pristine_run_a_signal_ended_names_the_test_and_how_to_leave_it_out(tmp_path):
+    """transitions 0.9.3: a test of pygraphviz (built without graphviz) ended every pristine run with
+    SIGSEGV, and the error showed the tail of faulthandler's frames, cut mid-word. A real pytest run."""
+    from tests.helpers import MUTATE_FIXTURE, mutate_fixture_copy
+
+    repo = tmp_path / "shop"
+    shutil.copytree(MUTATE_FIXTURE, repo)
+    (repo / "tests" / "check_segv.py").write_text("import ctypes\n\n\ndef test_draw():\n    ctypes.string_at(0)\n")
+    _, done = mutate_fixture_copy(tmp_path, repo, max_mutants=4)
+    assert done.returncode != 0
+    assert "(killed by SIGSEGV, while tests/check_segv.py::test_draw ran)" in done.stderr, done.stderr
+    assert 'profiles.repo.pytest_args = ["--deselect", "tests/check_segv.py::test_draw"]' in done.stderr

@@ -172,3 +172,19 @@ def test_a_crash_says_whether_gen09s_machinery_or_the_tested_code_caused_it(runn
     assert missing.status == "crash" and missing.detail.startswith(f"{INFRASTRUCTURE}: could not start")
     killed = run_job(evolve(runner_env, env={"KILL_ME": "1"}), TestJob("killed", str(repo), jobs))
     assert killed.status == "crash" and killed.detail.startswith(f"{INFRASTRUCTURE}: killed from outside")
+
+
+def test_a_crash_names_the_signal_and_the_test_that_ran(runner_env, tmp_path):
+    # transitions 0.9.3: pygraphviz built without graphviz ended the pristine run with SIGSEGV, and the
+    # error said only "crash ne 286 in _console_main …" (the tail of faulthandler's frames)
+    repo = repo_with_tests(tmp_path, """
+        import ctypes
+        def test_first():
+            pass
+        def test_segfault():
+            ctypes.string_at(0)
+        """)
+    run = run_job(runner_env, TestJob("segv", str(repo), str(tmp_path / "jobs")))
+    assert run.status == "crash" and run.outcomes.get("tests/test_it.py::test_first") == "passed", run.detail
+    assert run.detail.startswith("pytest exit -11 (killed by SIGSEGV, while tests/test_it.py::test_segfault ran)"), \
+        run.detail

@@ -244,8 +244,14 @@ def baseline_stage(ctx, work, runner, first_runner=None) -> Measured:
         if bad and not (bad[0].status == "crash" and not baseline.stable):
             journal.event("baseline", "failed", failure_class="infrastructure",
                           detail={"runs": [CONVERTER.unstructure(r) for r in bad]})
-            raise EnvironmentFailure(f"the pristine test suite did not run: {bad[0].status} "
-                                     f"{bad[0].detail[-300:]}")
+            detail = bad[0].detail  # its start says how the run ended, its end what it printed last
+            ran = re.search(r", while (.+?) ran\)", detail) if not hasattr(ctx.recipe, "ecosystem") else None
+            detail = f"{detail[:300]} … {detail[-200:]}" if len(detail) > 500 else detail
+            if ran:  # one test ended the whole run (a signal): the suite runs without it
+                name, setup = _configured(ctx.profile.name)
+                detail += (f". To fix: {setup} leave that test out: profiles.{name}.pytest_args = "
+                           f"[\"--deselect\", \"{ran.group(1)}\"]")
+            raise EnvironmentFailure(f"the pristine test suite did not run: {bad[0].status} {detail}")
         if baseline.stable:
             save_baseline(path, baseline)
             journal.receipt("baseline", path, {"revision": ctx.config.source.revision})
@@ -316,13 +322,19 @@ def _exit_without(pristine: Path, problem: str) -> tuple[str, int, list[str]] | 
     return None
 
 
+def _configured(profile: str) -> tuple[str, str]:
+    """The profile a fix configures (``repo`` for the built-in ``python-pytest``) and the words
+    that set it up in a ``--config`` file."""
+    profile = profile if profile != "python-pytest" else "repo"
+    return profile, (f'put profile = "{profile}" and [profiles.{profile}] base = "python-pytest" in a '
+                     "--config file, then")
+
+
 def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: str) -> str:
     """One message: what happened, the first error, what was detected, what fixes it."""
     counts = f"{len(baseline.failing)} failing or skipped, {len(baseline.flaky)} flaky"
     problem = next(iter(baseline.problems), "")
-    profile = profile if profile != "python-pytest" else "repo"
-    setup = (f'put profile = "{profile}" and [profiles.{profile}] base = "python-pytest" in a --config '
-             "file, then")
+    profile, setup = _configured(profile)
     if "No module named" in problem:
         dotted = problem.split("No module named", 1)[1].strip().split()[0].strip("'\"")
         missing = dotted.split(".")[0]

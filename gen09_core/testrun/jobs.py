@@ -222,6 +222,14 @@ def failure_of(run: TestRun, test_id: str) -> dict | None:
                                          else run.failures.get(test_id.partition("::")[0]))
 
 
+def _signal_name(returncode: int) -> str | None:
+    """``killed by SIGSEGV`` for a process a signal ended (a negative ``returncode``), else None."""
+    try:
+        return f"killed by {signal.Signals(-returncode).name}" if returncode < 0 else None
+    except ValueError:
+        return f"killed by signal {-returncode}"
+
+
 def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path | None = None,
                  runner_failures: dict = RUNNER_FAILURES, runner: str = "pytest") -> TestRun:
     """A job's ``TestRun`` from how its process ended and the record it left; an exit code
@@ -247,7 +255,10 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
     detail = f"{runner} exit {done.returncode}"
     if status == "crash":
         said = done.output.strip() or record.first_problem()  # a warm child's output is its worker's
-        detail += f" ({runner_failures.get(done.returncode, 'session not finished')}): {said}"
+        why = runner_failures.get(done.returncode) or _signal_name(done.returncode) or "session not finished"
+        if record.unfinished:  # pygraphviz without graphviz (transitions 0.9.3): SIGSEGV in one test
+            why += f", while {record.unfinished[-1]} ran"
+        detail += f" ({why}): {said}"
         if done.returncode == -signal.SIGKILL:  # not gen09's limits (those are timeouts): from outside
             detail = f"{INFRASTRUCTURE}: killed from outside; {detail}"
     coverage = read_coverage(cov_file) if job.coverage and cov_file is not None else None

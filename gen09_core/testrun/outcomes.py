@@ -66,6 +66,7 @@ class Record:
     files: dict = field(default_factory=dict)  # test id -> its file, where the runner's report names one
     marked_flaky: tuple = ()  # the tests the repository marks ``flaky`` (its rerun plugin is not loaded)
     internal_by: str = "pytest"  # what raised ``internal_error``: pytest, or another runner's missing report
+    unfinished: tuple = ()  # tests whose run began and never ended (what a killed run was running)
 
 
     def outcome(self, test_id: str) -> str:
@@ -177,10 +178,11 @@ def read(path) -> Record:
                 internal, internal_by = item.get("message", ""), item.get("by", "pytest")
     for test_id, phases in running.items():  # no teardown: a killed run's last test
         tests[test_id] = _decide(phases)
+    unfinished = tuple(running)
     tests = {test_id: result for test_id, result in tests.items() if result and result.outcome != MISSING}
     return Record(tests, tuple(collect_errors), finished, exitstatus, stopped, internal, round(duration, 6),
                   round(longest, 6), {test_id: files[test_id] for test_id in tests if test_id in files},
-                  tuple(marked), internal_by)
+                  tuple(marked), internal_by, unfinished)
 
 
 def grade(record: Record, expected) -> tuple[int, list]:
