@@ -197,4 +197,4 @@ def test_a_pristine_run_a_signal_ended_names_the_test_and_how_to_leave_it_out(tm
     _, done = mutate_fixture_copy(tmp_path, repo, max_mutants=4)
     assert done.returncode != 0
     assert "(killed by SIGSEGV, while tests/check_segv.py::test_draw ran)" in done.stderr, done.stderr
-    assert 'profiles.repo.pytest_args = ["--deselect", "tests/check_segv.py::test_draw"]' in done.stderr
+    assert 'leave out the tests of that name: profiles.repo.pytest_args = ["-k", "not test_draw"]' in done.stderr
