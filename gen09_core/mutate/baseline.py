@@ -245,12 +245,12 @@ def baseline_stage(ctx, work, runner, first_runner=None) -> Measured:
             journal.event("baseline", "failed", failure_class="infrastructure",
                           detail={"runs": [CONVERTER.unstructure(r) for r in bad]})
             detail = bad[0].detail  # its start says how the run ended, its end what it printed last
-            ran = re.search(r", while (.+?) ran\)", detail) if not hasattr(ctx.recipe, "ecosystem") else None
             detail = f"{detail[:300]} … {detail[-200:]}" if len(detail) > 500 else detail
-            if ran:  # one test ended the whole run (a signal): the suite runs without it, and without
-                # the tests of that name other classes inherit (transitions 0.9.3: 6 test_binary_stream)
+            if bad[0].unfinished and not hasattr(ctx.recipe, "ecosystem"):  # one test ended the whole run
+                # (a signal): the suite runs without it, and without the tests of that name other
+                # classes inherit (transitions 0.9.3: 6 test_binary_stream)
                 name, setup = _configured(ctx.profile.name)
-                test = family(ran.group(1)).rpartition("::")[2]
+                test = family(bad[0].unfinished[-1]).rpartition("::")[2]
                 detail += (f". To fix: {setup} leave out the tests of that name: "
                            f"profiles.{name}.pytest_args = [\"-k\", \"not {test}\"]")
             raise EnvironmentFailure(f"the pristine test suite did not run: {bad[0].status} {detail}")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import contextlib
 import glob
 import re
 import shlex
@@ -468,19 +469,19 @@ def _pytest_requirements(repo: Path, found: _Found) -> None:
     except BadInput as exc:
         found.notes.append(f"requirements.txt left out: {exc}")
         return
-    if any(_named(line) == "pytest" for line in reqs):
+    if any(requirement.name.lower() == "pytest" for _, requirement in parsed_requirements(reqs)):
         found.requirements += reqs
         found.add("requirements", "requirements.txt (it names pytest)")
 
 
-def _named(line: str) -> str | None:
-    """The lower-case project name of the requirement ``line``; None for an option, URL or path."""
+def parsed_requirements(requirements):
+    """``(line, Requirement)`` of each line of ``requirements`` that is a valid requirement
+    (options, URLs and paths are left out)."""
     from packaging.requirements import InvalidRequirement, Requirement
 
-    try:
-        return Requirement(line).name.lower()
-    except InvalidRequirement:
-        return None
+    for line in requirements:
+        with contextlib.suppress(InvalidRequirement):
+            yield line, Requirement(line)
 
 
 _PYTHON_IN_NAME = re.compile(r"^(.*?)[-_.]?(?:py)?([23])\.?(\d{1,2})$")

@@ -130,6 +130,7 @@ class TestRun:
     files: dict = field(factory=dict)  # test id -> its file, where the runner's report names one
     marked_flaky: tuple[str, ...] = ()  # tests the repository marks ``flaky``
     uncollected: tuple[str, ...] = ()  # what pytest could not collect (test files, mostly)
+    unfinished: tuple[str, ...] = ()  # tests whose run began and never ended (what a crashed run ran)
 
 
 SUBCOV = "gen09_subcov"  # the folder of the plugin's coverage of the tests' subprocesses
@@ -266,7 +267,8 @@ def judge_record(job: TestJob, record_path: Path, done: Finished, cov_file: Path
                    done.cpu_seconds, record.first_problem() or (done.output if not record.tests else ""),
                    test_seconds=record.duration, files=dict(record.files), longest_phase=record.longest,
                    marked_flaky=record.marked_flaky,
-                   uncollected=tuple(dict.fromkeys(i or "(session)" for i, _ in record.collect_errors)))
+                   uncollected=tuple(dict.fromkeys(i or "(session)" for i, _ in record.collect_errors)),
+                   unfinished=record.unfinished)
 
 
 def read_coverage(path: Path) -> dict:

@@ -27,7 +27,7 @@ from attrs import evolve, field, frozen
 from packaging.specifiers import SpecifierSet
 
 from gen09_core.errors import EnvironmentFailure
-from gen09_core.testrun.detect import DENIED_PLUGINS, RUNNER_PACKAGES, PythonRecipe
+from gen09_core.testrun.detect import DENIED_PLUGINS, RUNNER_PACKAGES, PythonRecipe, parsed_requirements
 from gen09_core.testrun.outcomes import last_line
 from gen09_core.testrun.process import clean_env, run_in_session, tail
 
@@ -157,18 +157,9 @@ def _without_refused_plugins(python: str, env: dict, lock: Lock) -> tuple[Lock, 
     return evolve(lock, plugins=tuple(plugins)), notes
 
 
-def _parsed(requirements):
-    """``(line, Requirement)`` of each line of ``requirements`` that is a valid requirement."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    for line in requirements:
-        with contextlib.suppress(InvalidRequirement):
-            yield line, Requirement(line)
-
-
 def _pytest_pins(requirements) -> list[str]:
     """The requirement lines of ``requirements`` that constrain pytest itself."""
-    return [line for line, requirement in _parsed(requirements)
+    return [line for line, requirement in parsed_requirements(requirements)
             if requirement.name.lower() == "pytest" and requirement.specifier]
 
 
@@ -181,7 +172,7 @@ def _too_old_coverage(requirements) -> list[str]:
     from packaging.version import InvalidVersion, Version
 
     out = []
-    for line, requirement in _parsed(requirements):
+    for line, requirement in parsed_requirements(requirements):
         specifier = requirement.specifier
         if requirement.name.lower() != "coverage" or not specifier:
             continue
@@ -245,7 +236,7 @@ def _unavailable(pip_said: str, requirements: list[str]) -> list[str]:
 
     found = re.finditer(r"No matching distribution found for ([\w.-]+)", pip_said)
     named = {canonicalize_name(m[1]) for m in found}
-    return [line for line, requirement in _parsed(requirements)
+    return [line for line, requirement in parsed_requirements(requirements)
             if canonicalize_name(requirement.name) in named]
 
 
