@@ -1115,3 +1115,115 @@ def test_vitests_diff_of_values_of_two_kinds_reads_whole(tmp_path):
     text = write_issue("src/index.ts", failures, list(failures), [], "", tmp_path)
     assert ('Observed: a result is `false` where `{ "params": { "path": [ "", "test" ] }, "path": "/test" }` is '
             "expected.\n") in text, text
+
+
+
+DOCTESTS = r'''
+def value():
+    """
+    >>> value()
+    3
+    """
+    return -1
+
+
+def scaled():
+    """
+    >>> for n in (1, 2):
+    ...     print(n * 10 + (n == 2))
+    10
+    20
+    """
+
+
+def nothing():
+    """
+    >>> nothing()
+    """
+    print("!")
+
+
+def done():
+    """
+    >>> done()
+    done
+    """
+
+
+def lines():
+    """
+    >>> lines()  # doctest: +REPORT_UDIFF
+    A
+    <BLANKLINE>
+    B
+    """
+    print("A\n\nC")
+
+
+def letter():
+    """
+    >>> letter()  # doctest: +REPORT_NDIFF
+    X
+    """
+    print("x")
+
+
+def other_error():
+    """
+    >>> other_error()
+    Traceback (most recent call last):
+      ...
+    ValueError: not a number: 'x'
+    """
+    raise TypeError("cannot parse x")
+
+
+def unexpected():
+    """
+    >>> unexpected()
+    1
+    """
+    return {}["missing"]
+
+
+def no_error():
+    """
+    >>> no_error()
+    Traceback (most recent call last):
+      ...
+    ValueError: not a number: '2'
+    """
+'''
+
+
+def test_a_failed_doctest_reads_as_its_example_and_what_it_printed_or_raised(tmp_path):
+    """anytree 2.13.0: a doctest pytest collected (``--doctest-modules``) read as "Calling into
+    `anytree.search` raises `048             +-- h`", the first line of pytest's numbered listing of
+    the docstring, in 417 failures of six packages' trials. The issue shows the example, whole
+    (its ``...`` lines too), and what it printed or raised against what its documentation shows:
+    a real pytest run of doctests in each of doctest's report formats."""
+    from gen09_core.testrun.jobs import TestJob, run_job
+    from tests.helpers import warm_project
+
+    repo, env = warm_project(tmp_path, DOCTESTS, "def test_nothing():\n    pass\n")
+    (repo / "pytest.ini").write_text("[pytest]\naddopts = --doctest-modules\n")
+    run = run_job(env, TestJob("doctests", str(repo), str(tmp_path / "jobs")))
+    expected = {
+        "value": (">>> value()", "Observed: a result is `-1` where `3` is expected."),
+        "scaled": (">>> for n in (1, 2):\n   ...     print(n * 10 + (n == 2))",
+                   "Observed: part of a result is `21` where `20` is expected."),
+        "nothing": (">>> nothing()", "Observed: a result holds `!`, which is not expected."),
+        "done": (">>> done()", "Observed: a result lacks `done`, which is expected."),
+        "lines": (">>> lines()  # doctest: +REPORT_UDIFF", "Observed: part of a result is `C` where `B` is expected."),
+        "letter": (">>> letter()  # doctest: +REPORT_NDIFF", "Observed: a result is `x` where `X` is expected."),
+        "other_error": (">>> other_error()", "Observed: the example raises `TypeError: cannot parse x` where "
+                                             "`ValueError: not a number: 'x'` is expected."),
+        "unexpected": (">>> unexpected()", "It raises `KeyError: 'missing'`."),
+        "no_error": (">>> no_error()", "Observed: no error is raised where `ValueError: not a number: '2'` is "
+                                       "expected."),
+    }
+    assert {test_id.rpartition(".")[2] for test_id in run.failures} == expected.keys(), run.detail
+    for test_id, failure in run.failures.items():
+        example, said = expected[test_id.rpartition(".")[2]]
+        text = write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
+        assert f"1. This check fails:\n\n   ```python\n   {example}\n   ```\n\n   {said}\n" in text, text

@@ -9,6 +9,7 @@ names, test files or test commands: every line that mentions one of those is dro
 from __future__ import annotations
 
 import ast
+import difflib
 import io
 import itertools
 import os
@@ -246,6 +247,94 @@ def _repro_line(nodeid: str, failure: dict, repo: Path) -> str | None:
         if 0 < lineno <= len(lines):
             return lines[lineno - 1].strip() or None
     return None
+
+
+# pytest's report of a failed doctest: the docstring's lines up to the example's first, numbered (or
+# the example's own lines after ``???`` where its place is unknown), then doctest's own report
+_DOCTEST_LISTED = re.compile(r"^(?:(\d{3,})|\?\?\?) (.*)$")
+_DOCTEST_REPORTS = ("Expected:", "Expected nothing", "Differences (", "UNEXPECTED EXCEPTION: ")
+_TRACEBACK_HEAD = "Traceback (most recent call last):"
+
+
+def _doctest(message: str, path: Path) -> tuple[str | None, str | None, str | None] | None:
+    """``(example, observation, exception)`` of pytest's report of a failed doctest of the file
+    ``path`` (``message``), or None where it is not one: the example whole (its ``...`` lines read
+    from the file), and what it printed or raised against what its documentation shows."""
+    lines = message.splitlines()
+    listed = list(itertools.takewhile(
+        lambda ln: _DOCTEST_LISTED.match(ln) or ln.startswith("EXAMPLE LOCATION UNKNOWN"), lines))
+    report = lines[len(listed):]
+    if not listed or not report or not report[0].startswith(_DOCTEST_REPORTS):
+        return None
+    shown = [match.groups() for ln in listed if (match := _DOCTEST_LISTED.match(ln))]
+    start = max((at for at, (_, ln) in enumerate(shown) if ln.lstrip().startswith(">>>")), default=None)
+    example = None if start is None else _example(path, *shown[start]) if shown[start][0] else \
+        textwrap.dedent("\n".join(ln for _, ln in shown[start:]))
+    if report[0].startswith("UNEXPECTED EXCEPTION: "):
+        return example, None, _raised(report[1:]) or report[0].partition(": ")[2]
+    expected, got = _doctest_sides(report)
+    if expected is None:
+        return example, "the example prints other output than its documentation shows.", None
+    if got[:1] == [_TRACEBACK_HEAD]:
+        if expected[:1] != [_TRACEBACK_HEAD]:
+            return example, None, _raised(got)
+        return example, f"the example raises `{_raised(got)}` where `{_raised(expected)}` is expected.", None
+    if expected[:1] == [_TRACEBACK_HEAD]:
+        return example, f"no error is raised where `{_raised(expected)}` is expected.", None
+    shown = ([cut_at_token(ln.replace("<BLANKLINE>", ""), 300) for ln in side] for side in (expected, got))
+    body = [ln for ln in difflib.ndiff(*shown) if not ln.startswith("? ")]
+    return example, _diff_observation(body, "+", "-"), None
+
+
+def _example(path: Path, number: str, first: str) -> str:
+    """A doctest's example whose first line ``first`` is line ``number`` of the file ``path``, with
+    the ``...`` lines that continue it there (as doctest reads them); ``first`` alone where the file
+    does not hold it at that line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        lines = []
+    at = int(number)
+    if not (0 < at <= len(lines)) or lines[at - 1].strip() != first.strip():
+        return first.strip()
+    more = itertools.takewhile(lambda ln: ln.lstrip().startswith("..."), lines[at:])
+    return cut_at_token(textwrap.dedent("\n".join([lines[at - 1], *more])).strip(), MAX_STATEMENT_CHARS)
+
+
+def _doctest_sides(report: list[str]) -> tuple[list[str] | None, list[str]]:
+    """The lines an example's documentation shows and the lines it printed, from doctest's report
+    (``Expected:`` and ``Got:`` blocks, or a unified diff or ndiff of the two); ``(None, [])`` for a
+    report it cannot read (a context diff)."""
+    block = _indented(report[1:])
+    if report[0].startswith("Differences (unified diff"):
+        kept = [ln for ln in block if not ln.startswith("@@")]
+        return [ln[1:] for ln in kept if ln[:1] in " -"], [ln[1:] for ln in kept if ln[:1] in " +"]
+    if report[0].startswith("Differences (ndiff"):
+        return [ln[2:] for ln in block if ln[:1] in " -"], [ln[2:] for ln in block if ln[:1] in " +"]
+    if report[0].startswith("Differences"):
+        return None, []
+    expected = [] if report[0] == "Expected nothing" else block
+    rest = report[1 + len(block):]
+    while rest and not rest[0]:
+        rest = rest[1:]
+    return expected, _indented(rest[1:]) if rest[:1] == ["Got:"] else []
+
+
+def _indented(lines: list[str]) -> list[str]:
+    """The block of ``lines`` doctest indented by four spaces, from the first, without them and
+    without the empty lines that end it."""
+    block = [ln[4:] for ln in itertools.takewhile(lambda ln: ln.startswith("    ") or not ln, lines)]
+    while block and not block[-1]:
+        block.pop()
+    return block
+
+
+def _raised(lines: list[str]) -> str | None:
+    """The exception line of a traceback's ``lines`` (its last exception's first line), or None."""
+    start = max((at for at, ln in enumerate(lines) if ln == _TRACEBACK_HEAD), default=None)
+    if start is None:
+        return None
+    return next((ln.strip() for ln in lines[start + 1:] if ln and not ln[0].isspace()), None)
 
 
 def _statement_at(source: str, tree: ast.Module, line: int) -> str | None:
@@ -973,9 +1062,12 @@ def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path)
         failure = failures.get(nodeid)
         if not failure:
             continue
-        repro = _repro_line(nodeid, failure, repo)
-        observation, exception = _symptom(failure.get("message", ""), nodeid.partition("::")[0],
-                                          failure.get("trace") or ())
+        if doctest := _doctest(failure.get("message", ""), repo / nodeid.partition("::")[0]):
+            repro, observation, exception = doctest
+        else:
+            repro = _repro_line(nodeid, failure, repo)
+            observation, exception = _symptom(failure.get("message", ""), nodeid.partition("::")[0],
+                                              failure.get("trace") or ())
         key = tuple(_clean(_ADDRESS.sub(">", _printable(text)), forbidden) if text else None
                     for text in (repro, observation, exception))
         if key in seen or not any(key):
