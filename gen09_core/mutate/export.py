@@ -9,7 +9,7 @@ import re
 from attrs import evolve, frozen
 
 from gen09_core.mutate.baseline import FLAKY_RULE
-from gen09_core.mutate.installable import install_command, install_fails
+from gen09_core.mutate.installable import install_command, install_fails, setup_build, setup_imports
 
 ADAPTATIONS = (
     "validation runs only the tests covering the mutated lines, then confirms with the full "
@@ -67,7 +67,11 @@ def export_stage(ctx, work, settings, files, baseline, mutants, accepted) -> Exp
     all_tests = list(baseline.stable + baseline.flaky + baseline.failing)
     by_id = {m.mutant_id: m for m in mutants}
     test_env = settings.test_env
-    install = install_command(getattr(test_env, "ecosystem", "python"), work.pristine)
+    ecosystem = getattr(test_env, "ecosystem", "python")
+    install = install_command(ecosystem, work.pristine)
+    linked, left_out = getattr(test_env, "linked", ()), getattr(test_env, "build_dirs", ())
+    built = (setup_imports(test_env.python, work.pristine, work.scratch, test_env.env, linked, left_out)
+             if ecosystem == "python" else frozenset())
     tasks, outcomes, instances = [], {}, []
     journal.event("export", "started", total=len(accepted), completed=0)
     for number, (mid, verdict) in enumerate(sorted(accepted.items()), 1):
@@ -85,9 +89,9 @@ def export_stage(ctx, work, settings, files, baseline, mutants, accepted) -> Exp
                         ctx.config.seeds.mutate, mutant.complexity)
         final = tasks_dir / task_id
         if not (final / "task.toml").exists():
-            if install and (broken := install_fails(install, work.pristine, mutant.path, mutant.text,
-                                                    work.scratch, test_env.env, test_env.linked,
-                                                    test_env.build_dirs)):
+            command = install or (setup_build(test_env.python) if module_name(mutant.path) in built else None)
+            if command and (broken := install_fails(command, work.pristine, mutant.path, mutant.text,
+                                                    work.scratch, test_env.env, linked, left_out)):
                 outcomes[mid] = ("export_failed", broken)
                 journal.event("export", "failed", task_id, failure_class="verifier",
                               detail={"install": broken})
