@@ -450,6 +450,10 @@ CUT_SHORT = '''
         assert {"matched": {"root.1[b]": "somewhere out there"}} == {"matched": {"root[1].b": "somewhere out there"}}
 
 
+    def test_one_line_texts():
+        assert "?, ?, ????" == "Bei Minute 0, zwischen 00:00 und 13:59"
+
+
     def test_dict_extra():
         assert {"alpha_beta_gamma": 1, "delta_epsilon": 2, "zeta": 3} == {"alpha_beta_gamma": 1, "delta_epsilon": 2}
 
@@ -527,6 +531,9 @@ def test_values_pytest_cut_short_read_from_its_explanation(tmp_path, monkeypatch
         "test_dict": "part of a result is `{'matched': {'root.1[b]': 'somewhere out there'}}` where "
                      "`{'matched': {'root[1].b': 'somewhere out there'}}` is expected.",
         "test_dict_extra": "a result holds `{'zeta': 3}`, which is not expected.",
+        # cron-descriptor 2.2.1: quoted where pytest showed the whole texts, bare where it cut them
+        "test_one_line_texts": "a result is `'?, ?, ????'` where `'Bei Minute 0, zwischen 00:00 und 13:59'` is "
+                               "expected.",
         "test_dict_extra_over_lines": "a result holds `{'images': ['https://media.io/image', "
                                       "'https://media.io/image', 'https://media.io/image']}`, which is not "
                                       "expected.",

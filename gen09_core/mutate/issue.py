@@ -516,9 +516,10 @@ def _extra_items(side: str, count: str, lines: list[str]) -> str:
     return _held(side, noun, verb)
 
 
-def _pytest_explained(lines: list[str]) -> str | None:
+def _pytest_explained(lines: list[str], texts: bool = False) -> str | None:
     """The observation of pytest's explanation below ``assert left == right`` (``lines``): its
-    first differing item, index, attribute or extra item, else the lines of its text diff."""
+    first differing item, index, attribute or extra item, else the lines of its text diff; a
+    diff of one line a side of two strings (``texts``) shows them quoted, as pytest prints them."""
     body = [ln.strip() for ln in lines[1:] if not _WHERE.match(ln)]
     for at, line in enumerate(body):
         after = body[at + 1] if at + 1 < len(body) else ""
@@ -542,6 +543,8 @@ def _pytest_explained(lines: list[str]) -> str | None:
     if skipped and len(diff) == 2 and {ln[:2] for ln in diff} == {"+ ", "- "}:  # one line: mark its cut ends
         start, end = ("…" if side in skipped else "" for side in ("leading", "trailing"))
         diff = [f"{ln[:2]}{start}{ln[2:]}{end}" for ln in diff]
+    elif texts and len(diff) == 2 and {ln[:2] for ln in diff} == {"+ ", "- "}:  # cron-descriptor 2.2.1
+        return _result(*(repr(next(ln[2:] for ln in diff if ln.startswith(sign))) for sign in "+-"))
     return _diff_observation(diff, "+", "-")
 
 
@@ -944,7 +947,8 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
         return explained, None  # cut short leaving a bracket open (pyhocon 0.3.63: ``ConfigTree([(...``)
     if sides:  # ``assert A == B``; not ``assert (x == 1 and y == 2)`` (schema 0.7.7: "a result is `(1`")
         actual, expected = sides
-        if "..." in actual + expected and (explained := _pytest_explained(lines)):
+        texts = all(side[:1] in ("'", '"') for side in (actual, expected))
+        if "..." in actual + expected and (explained := _pytest_explained(lines, texts)):
             return explained, None  # pytest cut the values short: its explanation shows the difference
         if call := _call(actual, lines):
             return f"`{call}` returns `{actual}`, but `{expected}` is expected.", None
