@@ -280,6 +280,22 @@ def test_verify_rejects_a_tampered_bundle(runs, tmp_path):
     assert not result["hash_ok"] and result["oracle"] == 0
 
 
+def test_verify_names_the_bundle_whose_tree_cannot_install(runs, tmp_path):
+    """pyhcl 0.4.5: one bundle's buggy tree broke its own build, and ``gen09 verify`` of 13
+    bundles stopped with "could not install the repository", naming none of them."""
+    bundle = sorted((runs["base"] / "run1" / "tasks").iterdir())[0]
+    copy = tmp_path / bundle.name
+    shutil.copytree(bundle, copy)
+    (copy / "environment" / "repo" / "setup.py").write_text("raise SystemExit('the tables do not build')\n")
+    lock = copy / "environment" / "gen09.lock"  # an installed project, as pyhcl's
+    lock.write_text(lock.read_text().replace("# project: \n", "# project: shop\n"))
+    done = run_gen09("verify", copy, "--json")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stderr.startswith(f"gen09: error: {bundle.name}: could not install the repository (pip exit 1"), \
+        done.stderr
+    assert "the tables do not build" in done.stderr
+
+
 def test_verify_without_bundles_exits_2(tmp_path):
     done = run_gen09("verify", tmp_path)
     assert done.returncode == 2 and "no Harbor bundle" in done.stderr

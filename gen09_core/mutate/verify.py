@@ -118,7 +118,10 @@ def verify_bundle(bundle: Path, python: str | None = None, timeout_sec: float = 
         interpreter, source, setup = bundle_toolchain(bundle, timeout_sec)
         python = sys.executable
     else:
-        python, source = bundle_python(bundle, python)
+        try:
+            python, source = bundle_python(bundle, python)
+        except EnvironmentFailure as exc:  # which bundle's tree could not install (pyhcl 0.4.5)
+            raise EnvironmentFailure(f"{bundle.name}: {exc}") from None
         interpreter = python
     with tempfile.TemporaryDirectory(prefix="gen09-verify-") as tmp:
         # the oracle first: a warm worker started by it has collected the pristine repository
