@@ -1243,3 +1243,44 @@ def test_a_failed_doctest_reads_as_its_example_and_what_it_printed_or_raised(tmp
         example, said = expected[test_id.rpartition(".")[2]]
         text = write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
         assert f"1. This check fails:\n\n   ```python\n   {example}\n   ```\n\n   {said}\n" in text, text
+
+
+def test_a_check_that_an_error_is_raised_shows_the_code_that_was_to_raise_it(tmp_path):
+    """jsonpickle 4.1.4: pytest's "DID NOT RAISE" fails at the ``with pytest.raises(...)`` line, so
+    the check read as that line, which names pytest and was dropped: the issue showed no code.
+    It shows the ``with``'s body, the code that was to raise (a real pytest run)."""
+    from gen09_core.testrun.jobs import TestJob, run_job
+    from tests.helpers import warm_project
+
+    repo, env = warm_project(tmp_path, "", '''
+        import unittest
+
+        import pytest
+
+
+        def test_did_not_raise():
+            values = [1]
+            with pytest.raises(IndexError):
+                values[0] = 2
+                values.append(3)
+
+
+        def test_other_context():
+            with open(__file__) as handle:
+                assert handle.read(2) == "xx"
+
+
+        class T(unittest.TestCase):
+            def test_unittest_did_not_raise(self):
+                with self.assertRaises(KeyError):
+                    {"k": 1}["k"]
+    ''')
+    run = run_job(env, TestJob("raises", str(repo), str(tmp_path / "jobs")))
+    said = {test_id.split("::")[-1]: write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
+            for test_id, failure in run.failures.items()}
+    assert said.keys() == {"test_did_not_raise", "test_other_context", "test_unittest_did_not_raise"}, run.detail
+    assert "   values[0] = 2\n   values.append(3)\n   ```\n\n   Observed: no error is raised where `IndexError` is " \
+           "expected." in said["test_did_not_raise"], said["test_did_not_raise"]
+    assert "   {\"k\": 1}[\"k\"]\n   ```\n\n   Observed: no error is raised where `KeyError` is expected." \
+        in said["test_unittest_did_not_raise"], said["test_unittest_did_not_raise"]
+    assert "   assert handle.read(2) == \"xx\"\n" in said["test_other_context"]  # the failing line itself

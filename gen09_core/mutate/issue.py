@@ -242,6 +242,8 @@ def _repro_line(nodeid: str, failure: dict, repo: Path) -> str | None:
              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name]
     own = [(path, at) for path, at in frames if any(first <= at + 1 and at <= last for first, last in spans)]
     for _, lineno in own or frames:
+        if tree and (body := _expected_to_raise(source, tree, lineno)):
+            return body
         for line in (lineno, lineno + 1):  # the report's line may be 0- or 1-based
             statement = _statement_at(source, tree, line) if tree else None
             if statement and (statement.startswith("assert") or "(" in statement):
@@ -337,6 +339,20 @@ def _raised(lines: list[str]) -> str | None:
     if start is None:
         return None
     return next((ln.strip() for ln in lines[start + 1:] if ln and not ln[0].isspace()), None)
+
+
+def _expected_to_raise(source: str, tree: ast.Module, line: int) -> str | None:
+    """The body of the ``with`` at ``line`` of ``source`` that expects an error or a warning
+    (``pytest.raises``, ``assertRaises``, ``assert_raises``, ``pytest.warns``): the code that was
+    to raise, where the check fails at its ``with`` line (jsonpickle 4.1.4: "DID NOT RAISE" read
+    as the check ``with pytest.raises(ValueError):``, and every line naming pytest is dropped)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.With, ast.AsyncWith)) and node.lineno == line and any(
+                isinstance(item.context_expr, ast.Call) and re.search(
+                    r"raise|warn", ast.unparse(item.context_expr.func), re.I) for item in node.items):
+            body = "\n".join(ast.get_source_segment(source, step, padded=True) or "" for step in node.body)
+            return cut_at_token(textwrap.dedent(body).strip(), MAX_STATEMENT_CHARS) or None
+    return None
 
 
 def _statement_at(source: str, tree: ast.Module, line: int) -> str | None:
