@@ -70,3 +70,43 @@ def test_a_package_with_doctests_yields_mutants_of_its_modules(tmp_path):
         done = run_gen09("verify", tmp_path / "out", "--json", "--python", sys.executable, "--runner", runner)
         report = json.loads(done.stdout)
         assert done.returncode == 0 and report["ok"] == report["total"] == len(records), done.stdout[-3000:]
+
+
+def test_a_repository_whose_only_tests_are_its_doctests_runs_them_with_no_configuration(tmp_path):
+    """sexpdata 1.0.2's sdist ships no test file, and its one module holds 74 doctest examples:
+    gen09 stopped ("no stable passing tests ... ships its tests"). Detected, the doctests run
+    (``--doctest-modules``), in validation and in every bundle's verifier."""
+    from gen09_core.testrun.detect import detect
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "numbers_lib.py").write_text(LIB + textwrap.dedent('''
+
+        def halve(x):
+            """Half of ``x``.
+
+            >>> halve(6)
+            3.0
+            >>> halve(1)
+            0.5
+            """
+            return x / 2
+    '''))
+    (repo / "setup.py").write_text('"""Example: >>> setup()"""\n')  # not a module of the package
+    recipe = detect(repo)
+    assert recipe.pytest_args == ("--doctest-modules",)
+    assert "run the doctests of its modules (--doctest-modules) (no test file; doctest examples in " \
+           "numbers_lib.py)" in recipe.summary()
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_it.py").write_text(TESTS)  # a test file: its tests run as they are
+    assert detect(repo).pytest_args == ()
+    (repo / "tests" / "test_it.py").unlink()
+    data = {"source": {"repo": str(repo)}, "seeds": {"mutate": 0},
+            "limits": {"max_mutants": 6, "workers": 1}, "profiles": {"plain": {"venv": False}},
+            "profile": "plain"}
+    summary = run(data, tmp_path / "out")
+    records = [json.loads(x) for x in (tmp_path / "out" / "instances.jsonl").read_text().splitlines()]
+    assert records and all(t.startswith("numbers_lib.py::") for r in records for t in r["FAIL_TO_PASS"]), summary
+    done = run_gen09("verify", tmp_path / "out", "--json", "--python", sys.executable)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["ok"] == report["total"] == len(records), done.stdout[-3000:]

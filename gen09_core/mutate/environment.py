@@ -57,7 +57,7 @@ def prepare(profile: Profile, recipe: PythonRecipe, work: Path, pristine: Path) 
             (venv / READY).write_text("ok\n")
     test_paths = profile.test_paths or recipe.test_paths
     test_env = TestEnv(python, str(plugin_dir), venv_dir, profile.pythonpath or recipe.pythonpath,
-                       lock.plugins, profile.pytest_args, recipe.addopts, test_paths,
+                       lock.plugins, profile.pytest_args or recipe.pytest_args, recipe.addopts, test_paths,
                        dict(profile.env), lock.render() if venv_dir else None)
     return Environment(test_env, lock, recipe, notes)
 

@@ -124,6 +124,7 @@ class PythonRecipe:
     provenance: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()
     test_paths: tuple[str, ...] = ()  # what a whole-suite run names, when pytest would find no test file
+    pytest_args: tuple[str, ...] = ()  # ``--doctest-modules`` where the modules' doctests are the only tests
 
     def summary(self) -> str:
         """One line saying what was detected and from where."""
@@ -182,6 +183,10 @@ def detect(repo: Path) -> PythonRecipe:
     if test_paths:
         found.add(f"run the tests in {', '.join(test_paths)}",
                   "no test_*.py or *_test.py file: pytest runs a module it is given")
+    doctests = () if test_paths else _doctest_modules(repo, pyproject, setup_cfg)
+    if doctests:
+        found.add("run the doctests of its modules (--doctest-modules)",
+                  f"no test file; doctest examples in {', '.join(doctests[:3])}{' …' * (len(doctests) > 3)}")
     env = _scm_env(repo, pyproject)
     if env:
         found.add(", ".join(f"{k}={v}" for k, v in env.items()),
@@ -189,7 +194,7 @@ def detect(repo: Path) -> PythonRecipe:
     return PythonRecipe(name, installable, tuple(dict.fromkeys(found.extras + tox_extras)),
                         tuple(dict.fromkeys(found.requirements)), pythonpath, addopts, tuple(dropped),
                         tuple(packages), tuple(required), env, tuple(found.provenance), tuple(found.notes),
-                        test_paths)
+                        test_paths, ("--doctest-modules",) if doctests else ())
 
 
 # hook arguments of the py.path era that pytest 9 removed (deprecated since 7.0): a conftest
@@ -250,6 +255,20 @@ def _test_module(repo: Path, pyproject: dict, setup_cfg) -> tuple[str, ...]:
     if "python_files" in pytest_ini(repo, pyproject, setup_cfg)[0] or has_test_files(repo):
         return ()
     return tuple(unittest_named_files(repo))
+
+
+def _doctest_modules(repo: Path, pyproject: dict, setup_cfg) -> list[str]:
+    """The modules holding doctest examples (``>>>`` lines) of a repository with no test file
+    pytest or unittest would find, nor its own ``python_files``: its doctests are its tests
+    (sexpdata 1.0.2's sdist: 74 examples in its one module, no test file)."""
+    if "python_files" in pytest_ini(repo, pyproject, setup_cfg)[0] or has_test_files(repo) \
+            or unittest_named_files(repo):
+        return []
+    return sorted(rel.as_posix() for rel in _own_files(repo, "*.py") if rel.name != "setup.py"
+                  and _DOCTEST_EXAMPLE.search((repo / rel).read_text(encoding="utf-8", errors="replace")))
+
+
+_DOCTEST_EXAMPLE = re.compile(r"^\s*>>> \S", re.M)
 
 
 def _own_files(repo: Path, name: str):
