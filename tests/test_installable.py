@@ -67,8 +67,8 @@ setup(name="shop", version="1.0", packages=["shop"], cmdclass={"build_py": Check
 
 def test_a_mutant_that_breaks_its_projects_setup_py_build_is_not_exported(tmp_path):
     """pyhcl 0.4.5: its ``setup.py`` builds its parser's tables with its own code, so the image of
-    every task whose mutant that code runs could not install its buggy tree (13 of 13 bundles'
-    ``gen09 verify`` failed). A real mutate run of a project whose build runs its pricing code:
+    a task whose mutant breaks that code cannot install its buggy tree (3 of its 13 tasks;
+    ``gen09 verify`` stopped at the first). A real mutate run of a project whose build runs its pricing code:
     each such mutant is built before it is exported, and one whose build fails is not."""
     import shutil
 
@@ -83,7 +83,7 @@ def test_a_mutant_that_breaks_its_projects_setup_py_build_is_not_exported(tmp_pa
     failed = {row["mutant"]: row["reason"] for row in summary["failures"]["export_failed"]}
     assert failed, summary  # the build checks bulk_price: its mutants that change its result fail it
     for reason in failed.values():
-        assert reason == "installing the buggy tree fails: setup.py build exits 1: AssertionError: the price " \
+        assert reason == "installing the buggy tree fails: setup.py build_py exits 1: AssertionError: the price " \
                          "table is wrong", reason
     exported = sorted(p for p in (out / "tasks").iterdir() if p.is_dir())
     assert len(exported) == summary["exported"] > 0
