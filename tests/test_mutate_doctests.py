@@ -110,3 +110,34 @@ def test_a_repository_whose_only_tests_are_its_doctests_runs_them_with_no_config
     done = run_gen09("verify", tmp_path / "out", "--json", "--python", sys.executable)
     report = json.loads(done.stdout)
     assert done.returncode == 0 and report["ok"] == report["total"] == len(records), done.stdout[-3000:]
+
+
+def test_a_mutant_that_fails_the_only_doctest_says_why_in_words(tmp_path):
+    """easydict 1.14: its one docstring holds all 91 examples, so a mutant fails the one test
+    there is and has no PASS_TO_PASS; the reason read "016 ", the first line of pytest's
+    numbered listing of the docstring. It says what the example printed or raised."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "one.py").write_text(textwrap.dedent('''
+        """Numbers.
+
+        >>> double(2)
+        4
+        >>> double(5) + 1
+        11
+        """
+
+
+        def double(x):
+            if x > 100:
+                raise ValueError("too big")
+            return x * 2
+    '''))
+    data = {"source": {"repo": str(repo)}, "seeds": {"mutate": 0},
+            "limits": {"max_mutants": 6, "workers": 1}, "profiles": {"plain": {"venv": False}},
+            "profile": "plain"}
+    summary = run(data, tmp_path / "out")
+    reasons = [row["reason"] for row in summary["failures"]["no_pass_to_pass"]]
+    assert reasons, summary
+    for reason in reasons:
+        assert reason.startswith(("a result is `", "the example raises `", "part of a result")), reasons

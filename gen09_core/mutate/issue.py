@@ -290,6 +290,13 @@ def _doctest(message: str, path: Path) -> tuple[str | None, str | None, str | No
     return example, _diff_observation(body, "+", "-"), None
 
 
+def doctest_said(message: str) -> str | None:
+    """What a failed doctest's report (``message``) says went wrong, in one line: what the example
+    printed or raised against what its documentation shows; None for another failure."""
+    found = _doctest(message, Path())
+    return found and (found[1] or (found[2] and f"the example raises `{found[2]}`."))
+
+
 def _example(path: Path, number: str, first: str) -> str:
     """A doctest's example whose first line ``first`` is line ``number`` of the file ``path``, with
     the ``...`` lines that continue it there (as doctest reads them); ``first`` alone where the file

@@ -31,6 +31,7 @@ import difflib
 from attrs import evolve, field, frozen
 
 from gen09_core.mutate.baseline import Baseline
+from gen09_core.mutate.issue import doctest_said
 from gen09_core.testrun.jobs import INFRASTRUCTURE, TestRun, failure_of
 from gen09_core.testrun.outcomes import PASSED as PASSING
 
@@ -136,6 +137,8 @@ def judge(baseline: Baseline, run: TestRun, ran: tuple[str, ...], selection: str
         return _verdict("no_fail_to_pass", run, ran, (), p2p)
     if not p2p:  # every test failed: what the run reported first says why (a build that failed)
         said = (run.problem or next((failure["message"] for failure in failures.values()), "")).strip()
+        # a doctest's report opens with its docstring's numbered lines (easydict 1.14: "016 ")
+        said = doctest_said(said) or said
         return _verdict("no_pass_to_pass", run, ran, f2p, (), detail=said.split("\n", 1)[0][:300])
     return _verdict("valid", run, ran, f2p, p2p, failures)
 
