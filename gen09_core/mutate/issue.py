@@ -285,8 +285,8 @@ def _doctest(message: str, path: Path) -> tuple[str | None, str | None, str | No
         return example, f"the example raises `{_raised(got)}` where `{_raised(expected)}` is expected.", None
     if expected[:1] == [_TRACEBACK_HEAD]:
         return example, f"no error is raised where `{_raised(expected)}` is expected.", None
-    shown = ([cut_at_token(ln.replace("<BLANKLINE>", ""), 300) for ln in side] for side in (expected, got))
-    body = [ln for ln in difflib.ndiff(*shown) if not ln.startswith("? ")]
+    sides = ([cut_at_token(ln.replace("<BLANKLINE>", ""), 300) for ln in side] for side in (expected, got))
+    body = [ln for ln in difflib.ndiff(*sides) if not ln.startswith("? ")]
     return example, _diff_observation(body, "+", "-"), None
 
 
