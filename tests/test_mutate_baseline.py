@@ -108,6 +108,13 @@ def test_no_tests_collected_says_whether_the_source_ships_test_files(tmp_path):
                                                      "class 'Test' because it has a __init__ constructor",))
     message = no_stable_tests(script, "python-pytest", tmp_path, "install the project pyfiglet")
     assert "takes arguments in __init__" in message and "python_files" not in message
+    # commonmark 0.9.1: only doctests, and the hypothesis its tests_require pins fails to import on 3.11
+    plugin = Baseline((), (), (), {}, 0.0, problems=(
+        'Error while loading plugin "hypothesispytest". … E   ImportError: cannot import name \'Sequence\' '
+        "from 'collections'",))
+    message = no_stable_tests(plugin, "python-pytest", tmp_path, "install the project commonmark")
+    assert "install a version of the package providing the pytest plugin 'hypothesispytest' that loads on " \
+           "this Python (profiles.repo.install)" in message and "ships its tests" not in message, message
 
 
 def test_a_test_the_repository_marks_flaky_is_flaky_though_it_passed_twice():

@@ -362,6 +362,11 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
         fix = (f"{setup} install {', '.join(modules)}: a test file imports them inside try/except "
                f"ImportError and uses {name!r} from there anyway: profiles.{profile}.install = "
                f"[\"python -m pip install . {' '.join(modules)}\"]")
+    elif plugin := re.search(r'Error while loading plugin "([^"]+)"', problem):
+        # commonmark 0.9.1: its tests_require pins hypothesis 3.55, whose pytest plugin cannot import on 3.11
+        fix = (f"{setup} install a version of the package providing the pytest plugin {plugin.group(1)!r} "
+               f"that loads on this Python (profiles.{profile}.install): the one installed fails at "
+               "import (see the first error)")
     elif "fixture" in problem and "not found" in problem:
         fix = f"{setup} install the pytest plugin that provides it (profiles.{profile}.install)"
     elif "'yield' keyword is allowed in fixtures, but not in tests" in problem:
