@@ -1228,8 +1228,8 @@ def test_a_failed_doctest_reads_as_its_example_and_what_it_printed_or_raised(tmp
         "value": (">>> value()", "Observed: a result is `-1` where `3` is expected."),
         "scaled": (">>> for n in (1, 2):\n   ...     print(n * 10 + (n == 2))",
                    "Observed: part of a result is `21` where `20` is expected."),
-        "nothing": (">>> nothing()", "Observed: a result holds `!`, which is not expected."),
-        "done": (">>> done()", "Observed: a result lacks `done`, which is expected."),
+        "nothing": (">>> nothing()", "Observed: the example prints `!` where nothing is expected."),
+        "done": (">>> done()", "Observed: the example prints nothing where `done` is expected."),
         "lines": (">>> lines()  # doctest: +REPORT_UDIFF", "Observed: part of a result is `C` where `B` is expected."),
         "letter": (">>> letter()  # doctest: +REPORT_NDIFF", "Observed: a result is `x` where `X` is expected."),
         "other_error": (">>> other_error()", "Observed: the example raises `TypeError: cannot parse x` where "

@@ -285,6 +285,10 @@ def _doctest(message: str, path: Path) -> tuple[str | None, str | None, str | No
         return example, f"the example raises `{_raised(got)}` where `{_raised(expected)}` is expected.", None
     if expected[:1] == [_TRACEBACK_HEAD]:
         return example, f"no error is raised where `{_raised(expected)}` is expected.", None
+    if not (expected and got):  # one side prints nothing (jaraco.functools 4.6.0: ``Got nothing``)
+        printed = ("nothing" if not side else f"`{cut_at_token(side[0], 300)}{' …' * (len(side) > 1)}`"
+                   for side in (got, expected))
+        return example, "the example prints {} where {} is expected.".format(*printed), None
     sides = ([cut_at_token(ln.replace("<BLANKLINE>", ""), 300) for ln in side] for side in (expected, got))
     body = [ln for ln in difflib.ndiff(*sides) if not ln.startswith("? ")]
     return example, _diff_observation(body, "+", "-"), None
