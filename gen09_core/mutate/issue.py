@@ -815,8 +815,15 @@ def _call(value: str, lines: list[str]) -> str | None:
 def _identity(first: str, lines: list[str]) -> str | None:
     """The observation of pytest's ``assert VALUE is None`` (``is True``, ``is False``, ``is not None``;
     ``first``): the value and the call that gave it, or for a comparison pytest prints in parentheses
-    (``(a != b) is False``, isodate 0.7.2) the comparison, whose result pytest does not print; or None."""
+    (``(a != b) is False``, isodate 0.7.2) the comparison, whose result pytest does not print; of
+    ``assert A is B`` (``is not``) of other values, that ``A`` is not (is) the very object; or None."""
     match = _ASSERT_IS.match(first)
+    text = first.removeprefix("assert ")
+    if not match and text != first and (sides := _unequal(text, " is not ")):
+        return f"a result is the very object `{sides[0]}`, where another object is expected."
+    if not match and text != first and (sides := _unequal(text, " is ")):  # jaraco.functools 4.6.0
+        said = f"`{call}` returns" if (call := _call(sides[0], lines)) else "a result is"
+        return f"{said} `{sides[0]}`, not the very object `{sides[1]}` that is expected."
     if not match:
         return None
     value, negated, wanted = match.group("value", "negated", "wanted")
