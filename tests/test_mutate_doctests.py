@@ -141,3 +141,23 @@ def test_a_mutant_that_fails_the_only_doctest_says_why_in_words(tmp_path):
     assert reasons, summary
     for reason in reasons:
         assert reason.startswith(("a result is `", "the example raises `", "part of a result")), reasons
+
+
+def test_a_suite_whose_only_doctest_fails_names_it_and_what_it_printed(tmp_path):
+    """commonmark 0.9.1: its one doctest documents ``hello`` and the code prints ``hello!``; the
+    run stopped with "1 failing or skipped" and no word of which test or why."""
+    import pytest
+
+    from gen09_core.mutate.baseline import SourceIneligible
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "one.py").write_text('def shout(text):\n    """\n    >>> shout("hi")\n    \'HI\'\n    """\n'
+                                 '    return text.upper() + "!"\n')
+    data = {"source": {"repo": str(repo)}, "seeds": {"mutate": 0}, "limits": {"max_mutants": 2, "workers": 1},
+            "profiles": {"plain": {"venv": False}}, "profile": "plain"}
+    with pytest.raises(SourceIneligible) as stopped:
+        run(data, tmp_path / "out")
+    assert "(1 failing or skipped, 0 flaky)" in str(stopped.value)
+    assert "The first failing test: one.py::one.shout: a result is `'HI!'` where `'HI'` is expected. " \
+           "Detected: " in str(stopped.value), str(stopped.value)

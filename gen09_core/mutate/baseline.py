@@ -24,6 +24,7 @@ from pathlib import Path
 from attrs import evolve, field, frozen
 
 from gen09_core.errors import EnvironmentFailure, Gen09Error
+from gen09_core.mutate.issue import doctest_said
 from gen09_core.testrun.detect import has_test_files, unittest_named_files
 from gen09_core.testrun.jobs import IMPORT_CONTEXT, TestJob, TestRun, failure_of, meta_folder
 from gen09_core.testrun.outcomes import PASSED as PASSING
@@ -190,6 +191,7 @@ def _first_failure(failing: tuple[str, ...], run: TestRun) -> str:
         return ""
     test = next((t for t in failing if failure_of(run, t)), failing[0])
     symptom = (failure_of(run, test) or {}).get("message") or run.outcomes.get(test, "not run")
+    symptom = doctest_said(symptom) or symptom  # not the first line of a doctest's numbered listing
     return f"{test}: {(symptom.strip().splitlines() or [symptom])[0]}"
 
 
@@ -394,5 +396,7 @@ def no_stable_tests(baseline: Baseline, profile: str, pristine: Path, detected: 
     else:
         fix = f"{setup} adjust profiles.{profile}.install / pythonpath / pytest_args"
     first = f" First error: {problem.strip()}." if problem.strip() else ""
+    if not first and baseline.first_failure:  # commonmark 0.9.1: its one doctest fails, said nowhere
+        first = f" The first failing test: {baseline.first_failure.rstrip('.')}."
     return (f"the repository has no stable passing tests ({counts}), so nothing can validate a bug."
             f"{first} Detected: {detected}. To fix: {fix}.")
