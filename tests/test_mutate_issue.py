@@ -1304,3 +1304,27 @@ def test_a_check_that_an_error_is_raised_shows_the_code_that_was_to_raise_it(tmp
     assert "   {\"k\": 1}[\"k\"]\n   ```\n\n   Observed: no error is raised where `KeyError` is expected." \
         in said["test_unittest_did_not_raise"], said["test_unittest_did_not_raise"]
     assert "   assert handle.read(2) == \"xx\"\n" in said["test_other_context"]  # the failing line itself
+
+
+def test_a_long_check_message_keeps_the_end_of_the_traceback_it_holds(tmp_path):
+    """ijson 3.6.0: a check that runs a program shows its output, then its error output; pytest
+    indents the message's lines, and gen09 kept only its first 4,000 characters, so the error's
+    last line was lost and 10 issues said "the check reports `out:`". A real pytest run."""
+    from gen09_core.testrun.jobs import TestJob, run_job
+    from tests.helpers import warm_project
+
+    repo, env = warm_project(tmp_path, "", '''
+        import subprocess
+        import sys
+
+
+        def test_the_program_runs():
+            code = "print('#' * 5000); import json; json.loads('[1,')"
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+            assert 0 == done.returncode, "out:\\n%s\\nerr:%s" % (done.stdout, done.stderr)
+    ''')
+    run = run_job(env, TestJob("long", str(repo), str(tmp_path / "jobs")))
+    (test_id, failure), = run.failures.items()
+    assert len(failure["message"]) < 4100 and failure["message"].startswith("AssertionError: out:")
+    text = write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
+    assert "   It raises `json.decoder.JSONDecodeError: Expecting value: line 1 column 4 (char 3)`.\n" in text, text

@@ -739,7 +739,10 @@ def _inner_exception(message: str) -> str | None:
     text = message[found[-1].end():]
     if found[-1].group(1) != "\n":  # inside a repr: its escapes undone
         text = re.sub(r"\\([\\'\"nt])", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), text)
-    lines = [ln for ln in text.splitlines() if _EXCEPTION_LINE.match(ln)]
+    # as indented as its header's line (ijson 3.6.0: pytest indents a check's message of many lines)
+    head = message[message.rfind("\n", 0, found[-1].start()) + 1:]
+    indent = " " * (len(head) - len(head.lstrip(" ")))
+    lines = [ln for ln in text.splitlines() if _EXCEPTION_LINE.match(ln.removeprefix(indent))]
     return lines[-1].strip() if lines else None
 
 

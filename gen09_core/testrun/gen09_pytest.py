@@ -210,6 +210,12 @@ def _message(longrepr):
     return str(longrepr)
 
 
+def _capped(message, head=2500, tail=1500):
+    """``message`` at most ``head`` + ``tail`` characters: its start and its end, where a traceback
+    it holds ends in its exception (ijson 3.6.0's check prints a subprocess's output, then its error)."""
+    return message if len(message) <= head + tail else f"{message[:head]}\n…\n{message[-tail:]}"
+
+
 def pytest_runtest_logreport(report):
     """Record one phase (setup, call, teardown, or a subtest's call)."""
     record = {"kind": "phase", "id": report.nodeid, "when": report.when, "outcome": report.outcome,
@@ -223,7 +229,7 @@ def pytest_runtest_logreport(report):
     if report.outcome != "passed" or "xfail" in record:
         if report.failed:
             first = getattr(report, "gen09_first_error", "")
-            record["message"] = (_message(report.longrepr) + (first and f"\n{FIRST_ERROR}{first}"))[:4000]
+            record["message"] = _capped(_message(report.longrepr) + (first and f"\n{FIRST_ERROR}{first}"))
             record["trace"] = getattr(report, "gen09_trace", [])
         if report.nodeid in _state["first"]:
             _state["dirty"] = True
