@@ -450,6 +450,12 @@ def test_a_project_line_with_pip_options_is_the_project(tmp_path):
     })
     recipe = detect(repo)
     assert recipe.requirements == ("pytest==7.4.3",) and recipe.extras == ("speed",)
+    # referencing 0.37.0: uv's compiled test-requirements.txt names the project `referencing @ file:.`,
+    # which pip refuses ("Invalid requirement"): exit 3 before any test ran
+    (repo / "requirements" / "dev.txt").write_text("fl[speed] @ file:..\n-r ci.txt\n")
+    assert detect(repo).requirements == ("pytest==7.4.3",) and detect(repo).extras == ("speed",)
+    (repo / "requirements" / "dev.txt").write_text("fl @ file:.\n-r ci.txt\nother @ file:./vendor/other\n")
+    assert detect(repo).requirements == ("pytest==7.4.3", "other @ file:./vendor/other")
 
 
 def test_lint_plugins_options_are_dropped_and_their_plugins_never_loaded(tmp_path):

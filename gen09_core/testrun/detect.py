@@ -543,8 +543,10 @@ def _checked(items, where: str) -> list[str]:
 
 
 # the project named by its path, maybe with pip options after it (frozenlist 1.4.1's
-# `-e . --config-settings=pure-python=false`): gen09 installs the project itself
-_SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+)?(?:file:)?(\.[./]*?)/?(?:\[([^\]]*)\])?(?:\s+-.*)?$")
+# `-e . --config-settings=pure-python=false`) or its name before it (referencing 0.37.0's
+# uv-compiled `referencing @ file:.`): gen09 installs the project itself
+_SELF = re.compile(r"^(?:-e\s+|--editable[=\s]+|[A-Za-z0-9][\w.-]*(?:\[(?P<named>[^\]]*)\])?\s*@\s*)?"
+                   r"(?:file:)?(?P<path>\.[./]*?)/?(?:\[(?P<extras>[^\]]*)\])?(?:\s+-.*)?$")
 
 
 def _self_extras(line: str, folder: Path, repo: Path) -> list[str] | None:
@@ -553,9 +555,9 @@ def _self_extras(line: str, folder: Path, repo: Path) -> list[str] | None:
     from the repository, where pip run from there resolves it (croniter 3.0.3's ``-e .`` in
     ``requirements/base.txt``) — else None."""
     match = _SELF.match(line)
-    if not match or repo.resolve() not in {(base / match.group(1)).resolve() for base in (folder, repo)}:
+    if not match or repo.resolve() not in {(base / match["path"]).resolve() for base in (folder, repo)}:
         return None
-    return [e.strip() for e in (match.group(2) or "").split(",") if e.strip()]
+    return [e.strip() for e in (match["extras"] or match["named"] or "").split(",") if e.strip()]
 
 
 def requirement_file(repo: Path, path: Path, seen=()) -> tuple[list[str], list[str]]:
