@@ -71,7 +71,7 @@ def export_stage(ctx, work, settings, files, baseline, mutants, accepted) -> Exp
     install = install_command(ecosystem, work.pristine)
     linked, left_out = getattr(test_env, "linked", ()), getattr(test_env, "build_dirs", ())
     built = (setup_imports(test_env.python, work.pristine, work.scratch, test_env.env, linked, left_out)
-             if ecosystem == "python" else frozenset())
+             if ecosystem == "python" and accepted else frozenset())
     tasks, outcomes, instances = [], {}, []
     journal.event("export", "started", total=len(accepted), completed=0)
     for number, (mid, verdict) in enumerate(sorted(accepted.items()), 1):

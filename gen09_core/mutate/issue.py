@@ -345,11 +345,8 @@ def _indented(lines: list[str]) -> list[str]:
 
 
 def _raised(lines: list[str]) -> str | None:
-    """The exception line of a traceback's ``lines`` (its last exception's first line), or None."""
-    start = max((at for at, ln in enumerate(lines) if ln == _TRACEBACK_HEAD), default=None)
-    if start is None:
-        return None
-    return next((ln.strip() for ln in lines[start + 1:] if ln and not ln[0].isspace()), None)
+    """The exception line of the last traceback in ``lines`` (``_inner_exception``), or None."""
+    return _inner_exception("\n".join(lines))
 
 
 def _expected_to_raise(source: str, tree: ast.Module, line: int) -> str | None:
