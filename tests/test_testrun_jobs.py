@@ -188,3 +188,23 @@ def test_a_crash_names_the_signal_and_the_test_that_ran(runner_env, tmp_path):
     assert run.status == "crash" and run.outcomes.get("tests/test_it.py::test_first") == "passed", run.detail
     assert run.detail.startswith("pytest exit -11 (killed by SIGSEGV, while tests/test_it.py::test_segfault ran)"), \
         run.detail
+
+
+def test_a_suite_that_changes_directory_keeps_its_frames_and_coverage(runner_env, tmp_path):
+    """plac 1.4.7's test module ``os.chdir``s into its own folder at import: a failure's frames and
+    the coverage are still read against the work copy's root, not the folder the tests moved to
+    (which gave ``test_runp.py`` for ``doc/test_runp.py``, so no issue showed its check); pytest
+    itself is back in the root when the coverage is saved."""
+    repo = repo_with_tests(tmp_path, """
+        import os
+        from calc import half
+
+        os.chdir(os.path.dirname(os.path.abspath(__file__)))
+
+        def test_half():
+            assert half(4) == 3
+        """)
+    (repo / "calc.py").write_text("def half(x):\n    return x // 2\n")
+    run = run_job(runner_env, TestJob("cd", str(repo), str(tmp_path / "jobs"), coverage=True))
+    assert run.failures["tests/test_it.py::test_half"]["trace"] == [["tests/test_it.py", 8]]
+    assert run.coverage["calc.py"][2] == ["tests/test_it.py::test_half"]

@@ -151,7 +151,7 @@ def _trace(item, tb):
         tb = tb.tb_next
     own = _real(str(getattr(item, "path", None) or getattr(item, "fspath", "")))
     start = next((i for i, (frame, _) in enumerate(frames) if _real(frame.f_code.co_filename) == own), 0)
-    here = os.getcwd() + os.sep
+    here = str(item.config.invocation_params.dir) + os.sep  # not the cwd: a test may have changed it
     out = []
     for frame, line in frames[start:]:
         if frame.f_locals.get("__tracebackhide__") or frame.f_globals.get("__tracebackhide__"):
@@ -285,7 +285,7 @@ def pytest_unconfigure(config):
 
 def _save_coverage(path):
     data = _quiet(_cov.get_data)
-    root = os.path.realpath(os.getcwd()) + os.sep
+    root = os.path.realpath(os.getcwd()) + os.sep  # pytest is back where it started (a test may chdir)
     out, index = {}, {}
     for measured in data.measured_files():
         real = os.path.realpath(measured)
