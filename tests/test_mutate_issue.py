@@ -811,6 +811,9 @@ SEQUENCES = '''
         def test_labelled_on_one_line(self):
             self.fail("expected: 3\\ngot: 4")
 
+        def test_labelled_empty_output(self):
+            self.fail("input: .clear\\noutput: \\nexpected: cleared the shelve")
+
         def test_alike(self):
             class Line:
                 def __eq__(self, other):
@@ -854,6 +857,9 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
         "test_labelled": "a result is `()` where `None` is expected (the check's message: `Result does not match "
                          "target value`).",
         "test_labelled_on_one_line": "a result is `4` where `3` is expected.",
+        # plac 1.4.7: "the check reports `input: .clear`"
+        "test_labelled_empty_output": "a result is empty where `cleared the shelve` is expected (the check's "
+                                      "message: `input: .clear`).",
         # unidiff 0.7.5: "the check reports `<Line: +Sample line> != <Line: +Sample line>`"
         "test_alike": "the check reports two values that differ, though both print as `<Line: +Sample line>`."})
 
@@ -1026,6 +1032,11 @@ IDENTITIES = '''
         assert find(0) == 6, "Comparison between objects yielded False."
 
 
+    def test_a_diff_for_message():
+        got, expected = "usage: x [-list]\\nhelp", "usage: x [-l]\\nhelp"
+        assert got == expected, "--- \\n+++ \\n@@ -1,2 +1,2 @@\\n-usage: x [-l]\\n+usage: x [-list]\\n help"
+
+
     class T(unittest.TestCase):
         def test_counts(self):
             self.assertCountEqual(["a", "b", "b"], ["a", "b", "c"])
@@ -1061,6 +1072,9 @@ def test_an_identity_or_count_check_names_what_differs(tmp_path):
         # bracex 2.5: 15 of 30 issues said "the check reports `Comparison between objects yielded False.`"
         "test_a_message_of_words": "`find(0)` returns `5`, but `6` is expected (the check's message: "
                                    "`Comparison between objects yielded False.`).",
+        # plac 1.4.7: "the check reports `---`", a unified diff for the message
+        "test_a_diff_for_message": "a result is `'usage: x [-list]\\nhelp'` where `'usage: x [-l]\\nhelp'` is "
+                                   "expected.",
         "test_counts": "the check reports `Element counts were not equal`: `'b'` is there 2 times on one "
                        "side and 1 time on the other."})
 
@@ -1328,3 +1342,31 @@ def test_a_long_check_message_keeps_the_end_of_the_traceback_it_holds(tmp_path):
     assert len(failure["message"]) < 4100 and failure["message"].startswith("AssertionError: out:")
     text = write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
     assert "   It raises `json.decoder.JSONDecodeError: Expecting value: line 1 column 4 (char 3)`.\n" in text, text
+
+
+def test_a_check_that_writes_the_expected_value_first_reads_the_other_way(tmp_path):
+    """plac 1.4.7's ``assert ['3', '5', '10'] == plac.runp(...)``: pytest's left side is the value
+    written out, so it is what was expected (the issue said the opposite: "item 0 of a result is
+    `'3'` where `TypeError(…)` is expected"); ``assert f(x) == [...]`` keeps its reading."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_r.py").write_text(
+        "from runner import runp, lines\n\n\ndef test_runs():\n    assert ['3', '5'] == runp([3, 5])\n\n\n"
+        "def test_lines():\n    assert ['a', 'b', 'c'] == lines('a b')\n\n\n"
+        "def test_text():\n    assert 'abc' == lines('x')\n\n\ndef test_plain():\n    assert runp([3]) == ['3']\n")
+    message = ("assert ['3', '5'] == [TypeError(Ty...nd 'list'\")))]\n  \n"
+               "  At index 0 diff: '3' != TypeError(\"unsupported operand\")\n  Use -v to get more diff")
+    failures = {
+        "tests/test_r.py::test_runs": {"message": message, "trace": [["tests/test_r.py", 5]]},
+        "tests/test_r.py::test_lines": {"message": "assert ['a', 'b', 'c'] == ['a', ...]\n  \n"
+                                                   "  Left contains one more item: 'c'\n  Use -v to get more diff",
+                                        "trace": [["tests/test_r.py", 9]]},
+        "tests/test_r.py::test_text": {"message": "AssertionError: assert 'abc' == 'abd'\n  \n  - abd\n  + abc",
+                                       "trace": [["tests/test_r.py", 13]]},
+        "tests/test_r.py::test_plain": {"message": "assert ['4'] == ['3']\n  \n  At index 0 diff: '4' != '3'",
+                                        "trace": [["tests/test_r.py", 17]]}}
+    said = {test.partition("::test_")[2]: write_issue("runner", failures, [test], [], "", tmp_path)
+            for test in failures}
+    assert "item 0 of a result is `TypeError(\"unsupported operand\")` where `'3'` is expected." in said["runs"]
+    assert "a result lacks `'c'`, which is expected." in said["lines"]
+    assert "a result is `'abd'` where `'abc'` is expected." in said["text"]
+    assert "a result is `['4']` where `['3']` is expected." in said["plain"]

@@ -96,7 +96,7 @@ _UNITTEST_EXTRA = re.compile(r"^(First|Second) (\w+) contains (\d+) additional e
 _FIRST_ERROR = "\nits first error: "
 # a check's own message that labels the values it compares (``Result:`` / ``Expected:``)
 _EXPECTED_LABELS = ("expected", "wanted", "target")
-_VALUE_LABEL = re.compile(r"^\s*(result|actual|got|expected|wanted|target)\s*:(.*)$", re.I)
+_VALUE_LABEL = re.compile(r"^\s*(result|actual|got|output|expected|wanted|target)\s*:(.*)$", re.I)
 _UNITTEST_NOT_RAISED = re.compile(r"^(?:AssertionError: )?(\w+) not raised(?: by \S+)?$")
 _JEST_EQ = re.compile(r"^\s*Expected(?: (\w+))?: (.+)\n\s*Received(?: (\w+))?: +(.+)$", re.M)
 # jest before 23 (facebook/prop-types 15.8.1 runs jest 19): ``Expected value to be (using ===):``
@@ -363,6 +363,28 @@ def _expected_to_raise(source: str, tree: ast.Module, line: int) -> str | None:
     return None
 
 
+def _expected_first(statement: str | None) -> bool:
+    """Whether the check ``statement`` is ``assert <literal> == <code>``: the expected value written
+    first (plac 1.4.7: ``assert ['3', '5', '10'] == plac.runp(...)``), so pytest's left side is it."""
+    try:
+        check = ast.parse(statement or "").body[0]
+    except (SyntaxError, ValueError, IndexError):
+        return False
+    if not (isinstance(check, ast.Assert) and isinstance(check.test, ast.Compare)
+            and [type(op) for op in check.test.ops] == [ast.Eq]):
+        return False
+    return _literal(check.test.left) and not _literal(check.test.comparators[0])
+
+
+def _literal(node: ast.expr) -> bool:
+    """Whether ``node`` is a Python literal (a value written out, not computed)."""
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def _statement_at(source: str, tree: ast.Module, line: int) -> str | None:
     """The simple statement of ``source`` (parsed as ``tree``) at ``line``, whole."""
     best = None
@@ -542,24 +564,27 @@ def _extra_items(side: str, count: str, lines: list[str]) -> str:
     return _held(side, noun, verb)
 
 
-def _pytest_explained(lines: list[str], texts: bool = False) -> str | None:
+def _pytest_explained(lines: list[str], texts: bool = False, swapped: bool = False) -> str | None:
     """The observation of pytest's explanation below ``assert left == right`` (``lines``): its
     first differing item, index, attribute or extra item, else the lines of its text diff; a
-    diff of one line a side of two strings (``texts``) shows them quoted, as pytest prints them."""
+    diff of one line a side of two strings (``texts``) shows them quoted, as pytest prints them.
+    ``swapped``: the check wrote the expected value first, so pytest's left side is the expected one."""
     body = [ln.strip() for ln in lines[1:] if not _WHERE.match(ln)]
+    oriented = (lambda pair: pair[::-1]) if swapped else (lambda pair: pair)
     for at, line in enumerate(body):
         after = body[at + 1] if at + 1 < len(body) else ""
         if (match := _PYTEST_AT.match(line)) and (sides := _unequal(match.group(2))):
-            return _result(*sides, f"item {match.group(1)} of a result")
+            return _result(*oriented(sides), f"item {match.group(1)} of a result")
         if line == "Differing items:" and (sides := _unequal(after)):
-            return _result(*sides, "part of a result")
+            return _result(*oriented(sides), "part of a result")
         if (match := _PYTEST_ATTRIBUTE.match(line)) and (sides := _unequal(after.partition(": ")[2])):
-            return _result(*sides, f"the attribute `{match.group(1)}` of a result")
+            return _result(*oriented(sides), f"the attribute `{match.group(1)}` of a result")
         more, extra = _PYTEST_MORE.match(line), _PYTEST_SET.match(line)
+        named = (more or extra).group(1).lower() if more or extra else ""
+        side = oriented(("left", "right"))[named == "right"]
         if more and after.startswith("{") and not (more.group(3) or more.group(4)):
-            return _extra_items(more.group(1).lower(), more.group(2), body[at + 1:])
+            return _extra_items(side, more.group(2), body[at + 1:])
         if more or extra:
-            side = (more or extra).group(1).lower()
             item = (more.group(3) or more.group(4) if more else None) or after
             if item:
                 return _held(side, f"`{item}`", "is")
@@ -570,8 +595,8 @@ def _pytest_explained(lines: list[str], texts: bool = False) -> str | None:
         start, end = ("…" if side in skipped else "" for side in ("leading", "trailing"))
         diff = [f"{ln[:2]}{start}{ln[2:]}{end}" for ln in diff]
     elif texts and len(diff) == 2 and {ln[:2] for ln in diff} == {"+ ", "- "}:  # cron-descriptor 2.2.1
-        return _result(*(repr(next(ln[2:] for ln in diff if ln.startswith(sign))) for sign in "+-"))
-    return _diff_observation(diff, "+", "-")
+        return _result(*(repr(next(ln[2:] for ln in diff if ln.startswith(sign))) for sign in oriented("+-")))
+    return _diff_observation(diff, *oriented("+-"))
 
 
 def _diffed(message: str) -> str | None:
@@ -897,11 +922,13 @@ def _node_unequal(message: str) -> str | None:
     return None
 
 
-def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, str | None]:
+def _symptom(message: str, test_file: str = "", trace=(),
+             swapped: bool = False) -> tuple[str | None, str | None]:
     """(short observation, exception line) from a crash message of a test of ``test_file``
-    (``trace``: the failure's ``[file, line]`` frames, innermost last, where the runner gives them)."""
+    (``trace``: the failure's ``[file, line]`` frames, innermost last, where the runner gives them;
+    ``swapped``: its check is ``assert <expected> == <actual>``, see :func:`_expected_first`)."""
     if _FIRST_ERROR in message:  # an exception group: what was raised is its first error
-        return _symptom(message.rpartition(_FIRST_ERROR)[2], test_file, trace)
+        return _symptom(message.rpartition(_FIRST_ERROR)[2], test_file, trace, swapped)
     message = _inner_exception(message) or message
     if _library_assert(message, trace):  # no check of the test failed: the library raised
         return None, message.splitlines()[0].strip()
@@ -968,23 +995,26 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
         if not re.search(r"[^\W\d_]", first) and len(lines) > 1 and lines[1].startswith("assert "):
             lines = lines[1:]  # ``assert a == b, 271``: a message of no words; pytest's comparison says more
             first = lines[0]
-        elif first and len(lines) > 1 and lines[1].startswith("assert "):
-            # a message pytest's comparison follows (bracex 2.5: "Comparison between objects yielded False."):
-            # what the comparison shows, and the message
-            compared, _ = _symptom("\n".join(lines[1:]), test_file)
+        elif first and (at := next((n for n, ln in enumerate(lines[1:], 1) if ln.startswith("assert ")), 0)):
+            # a message pytest's comparison follows (bracex 2.5: "Comparison between objects yielded False.";
+            # plac 1.4.7: a unified diff over lines, its lines indented): what the comparison shows, and the
+            # message where its first line has words
+            compared, _ = _symptom("\n".join(lines[at:]), test_file, swapped=swapped)
             if compared and compared != _PROPERTY:
+                if not re.search(r"[^\W\d_]", first):
+                    return compared, None
                 return f"{compared[:-1]} (the check's message: `{cut_at_token(first, 300)}`).", None
     if said := _identity(first, lines) or _ordering(first, lines):
         return said, None
     sides = _unequal(first.removeprefix("assert "), " == ") if first.startswith("assert ") else None
     if not sides and (match := _ASSERT_EQ.match(first)) and match[1].count("(") == match[1].count(")"):
         sides = match.groups()  # values pytest cut short (``['ab...cd', ...]``) may leave a quote open
-    elif not sides and match and "..." in first and (explained := _pytest_explained(lines)):
+    elif not sides and match and "..." in first and (explained := _pytest_explained(lines, swapped=swapped)):
         return explained, None  # cut short leaving a bracket open (pyhocon 0.3.63: ``ConfigTree([(...``)
     if sides:  # ``assert A == B``; not ``assert (x == 1 and y == 2)`` (schema 0.7.7: "a result is `(1`")
-        actual, expected = sides
+        actual, expected = sides[::-1] if swapped else sides
         texts = all(side[:1] in ("'", '"') for side in (actual, expected))
-        if "..." in actual + expected and (explained := _pytest_explained(lines, texts)):
+        if "..." in actual + expected and (explained := _pytest_explained(lines, texts, swapped)):
             return explained, None  # pytest cut the values short: its explanation shows the difference
         if call := _call(actual, lines):
             return f"`{call}` returns `{actual}`, but `{expected}` is expected.", None
@@ -1004,8 +1034,8 @@ def _symptom(message: str, test_file: str = "", trace=()) -> tuple[str | None, s
 def _labelled(first: str, lines: list[str]) -> str | None:
     """The observation of a check whose own message labels both values (parsedatetime 2.6: "Result
     does not match target value", then ``Result:`` and ``Expected:``, each value on the lines below
-    up to an empty line): what the result is and what was expected, and the message's first line
-    (``first``) where it is not a label; or None."""
+    up to an empty line; or ``output:``, maybe empty): what the result is and what was expected, and
+    the message's first line (``first``) where it is not a label; or None."""
     found, lines = {}, [first, *lines[1:]]
     for at, line in enumerate(lines):
         if not (label := _VALUE_LABEL.match(line)):
@@ -1013,9 +1043,11 @@ def _labelled(first: str, lines: list[str]) -> str | None:
         below = itertools.takewhile(lambda ln: ln.strip() and not _VALUE_LABEL.match(ln), lines[at + 1:])
         value = label.group(2).strip() or " ".join(ln.strip() for ln in below)
         found.setdefault("expected" if label.group(1).lower() in _EXPECTED_LABELS else "actual", value)
-    if not (found.get("actual") and found.get("expected")):
+    if "actual" not in found or not found.get("expected"):
         return None
-    said = _result(*(cut_at_token(found[side], 300) for side in ("actual", "expected")))
+    actual, expected = (cut_at_token(found[side], 300) for side in ("actual", "expected"))
+    # an empty result (plac 1.4.7's "input: .clear", "output: ", "expected: cleared the shelve")
+    said = _result(actual, expected) if actual else f"a result is empty where `{expected}` is expected."
     if _VALUE_LABEL.match(first):
         return said
     return f"{said[:-1]} (the check's message: `{cut_at_token(first, 300)}`)."
@@ -1107,7 +1139,7 @@ def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path)
         else:
             repro = _repro_line(nodeid, failure, repo)
             observation, exception = _symptom(failure.get("message", ""), nodeid.partition("::")[0],
-                                              failure.get("trace") or ())
+                                              failure.get("trace") or (), _expected_first(repro))
         key = tuple(_clean(_ADDRESS.sub(">", _printable(text)), forbidden) if text else None
                     for text in (repro, observation, exception))
         if key in seen or not any(key):
