@@ -811,6 +811,12 @@ SEQUENCES = '''
         def test_labelled_on_one_line(self):
             self.fail("expected: 3\\ngot: 4")
 
+        def test_sets(self):
+            self.assertEqual({"bar", "x"}, {"foo", "x"})
+
+        def test_a_set_short_of_items(self):
+            self.assertEqual(set("abcdefg"), set())
+
         def test_labelled_empty_output(self):
             self.fail("input: .clear\\noutput: \\nexpected: cleared the shelve")
 
@@ -857,6 +863,11 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
         "test_labelled": "a result is `()` where `None` is expected (the check's message: `Result does not match "
                          "target value`).",
         "test_labelled_on_one_line": "a result is `4` where `3` is expected.",
+        # beniget 0.5.0: "the check reports `Items in the first set but not the second:`"
+        "test_sets": "the check reports two sets that differ: `'bar'` only in the first; `'foo'` only in the "
+                     "second.",
+        "test_a_set_short_of_items": "the check reports two sets that differ: `'a'`, `'b'`, `'c'`, `'d'`, `'e'` "
+                                     "and 2 more only in the first.",
         # plac 1.4.7: "the check reports `input: .clear`"
         "test_labelled_empty_output": "a result is empty where `cleared the shelve` is expected (the check's "
                                       "message: `input: .clear`).",

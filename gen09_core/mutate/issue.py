@@ -88,6 +88,7 @@ _UNITTEST_REGEX = re.compile(r'^(?:AssertionError: )?"(?P<regex>.+)" does not ma
 # ['201[13 chars]:00+00:00', …`"), and the first differing item it shows below
 _UNITTEST_SEQUENCES = re.compile(r"^((?:Lists|Tuples|Sequences) differ): ")
 _UNITTEST_CUT = re.compile(r"\[\d+ chars\]")
+_UNITTEST_SET = re.compile(r"^Items in the (first|second) set but not the (?:first|second):$")
 _UNITTEST_ITEM = re.compile(r"^First differing element (\d+):$")
 # unittest's sequences, one longer than the other: ``Second list contains 3 additional elements.``
 _UNITTEST_EXTRA = re.compile(r"^(First|Second) (\w+) contains (\d+) additional elements\.\n"
@@ -1024,8 +1025,8 @@ def _symptom(message: str, test_file: str = "", trace=(),
     if first.startswith("assert") or (failed_check and not first):
         return _PROPERTY, None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
-        return (_unittest_cut(first, lines) or _counted(lines) or _alike(first) or _labelled(first, lines)
-                or _check(first)), None
+        return (_unittest_sets([first, *lines[1:]]) or _unittest_cut(first, lines) or _counted(lines)
+                or _alike(first) or _labelled(first, lines) or _check(first)), None
     if match := _C_ASSERT.match(first):
         return None, f"Assertion '{match.group(2)}' failed in {match.group(1)}()"[:300]
     return None, _LOCATION.sub("", first)[:300]
@@ -1060,6 +1061,23 @@ def _alike(first: str) -> str | None:
     if not sides or (shown := _printed_alike(*sides)) is None:
         return None
     return f"the check reports two values that differ, though both print as `{cut_at_token(shown, 300)}`."
+
+
+def _unittest_sets(lines: list[str]) -> str | None:
+    """The observation of unittest's ``assertSetEqual`` report (``lines``: ``Items in the first set
+    but not the second:``, an item a line, and the same for the second set; the items sorted), or
+    None (beniget 0.5.0: "the check reports `Items in the first set but not the second:`")."""
+    found, side = {}, None
+    for line in lines:
+        if match := _UNITTEST_SET.match(line.strip()):
+            side = found.setdefault(match.group(1), [])
+        elif side is not None:
+            side.append(f"`{cut_at_token(line.strip(), 100)}`")
+    if not found:
+        return None
+    shown = [f"{', '.join(sorted(items)[:5])}{f' and {len(items) - 5} more' * (len(items) > 5)}"
+             f" only in the {name}" for name, items in found.items()]
+    return f"the check reports two sets that differ: {'; '.join(shown)}."
 
 
 def _unittest_cut(first: str, lines: list[str]) -> str | None:
