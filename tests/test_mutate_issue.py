@@ -1381,3 +1381,32 @@ def test_a_check_that_writes_the_expected_value_first_reads_the_other_way(tmp_pa
     assert "a result lacks `'c'`, which is expected." in said["lines"]
     assert "a result is `'abd'` where `'abc'` is expected." in said["text"]
     assert "a result is `['4']` where `['3']` is expected." in said["plain"]
+
+
+TRUNCATED = '''
+    from collections import namedtuple
+
+    Module = namedtuple("Module", "loc lloc sloc comments multi blank single_comments")
+
+
+    def test_attributes_cut_short():
+        assert Module(1, 2, 3, 4, 5, 6, 1) == Module(3, 2, 3, 4, 0, 6, 0)
+
+
+    def test_a_text_cut_short():
+        head = "<ccm><metric>" + "<complexity>4</complexity><unit>aux</unit>" * 12
+        got = head + "<classification>A</classification>" * 30
+        expected = head + "<classification>B</classification><file>filename</file>" * 30
+        assert got == expected
+'''
+
+
+def test_an_explanation_pytest_cut_short_reads_without_its_cut(tmp_path):
+    """radon 6.0.1: pytest ends the last line it keeps with "..." ("the attribute `sloc` of a result is
+    `2` where `4...` is expected"), and may keep one side of a diff only ("a result lacks `ity><unit>…`,
+    which is expected", though the result's side was merely cut off). A real pytest run."""
+    _observed_in_a_real_run(tmp_path, TRUNCATED, {
+        "test_attributes_cut_short": "the attribute `loc` of a result is `1` where `3` is expected.",
+        "test_a_text_cut_short": re.compile(r"Observed: a result differs from what is expected, which reads "
+                                            r"`…[^`\n]*<classification>B</classification><file>filename</file>"
+                                            r"[^`\n]*` there\.\n")})

@@ -31,6 +31,7 @@ _UNITTEST_COUNTS = re.compile(r"^First has (\d+), Second has (\d+):\s+(.+)$")
 _FALSY = ("False", "None", "0", "0.0", "''", '""', "b''", "[]", "{}", "()", "set()")
 # pytest's explanation of a comparison whose values it cut short (``{'matched_val...}``)
 _PYTEST_SKIPPED = re.compile(r"^Skipping \d+ identical (leading|trailing) characters in diff")  # of one text
+_PYTEST_TRUNCATED = "...Full output truncated"  # pytest's last line where it cut its explanation short
 _PYTEST_AT = re.compile(r"^At index (\d+) diff: (.+)$")
 _PYTEST_MORE = re.compile(r"^(Left|Right) contains (one|\d+) more items?"
                           r"(?::$|: (.+)$|, first extra item: (.+)$)")
@@ -570,6 +571,9 @@ def _pytest_explained(lines: list[str], texts: bool = False, swapped: bool = Fal
     first differing item, index, attribute or extra item, else the lines of its text diff; a
     diff of one line a side of two strings (``texts``) shows them quoted, as pytest prints them.
     ``swapped``: the check wrote the expected value first, so pytest's left side is the expected one."""
+    truncated = next((at for at, ln in enumerate(lines) if ln.strip().startswith(_PYTEST_TRUNCATED)), None)
+    if truncated is not None:  # pytest cut its explanation short, ending the last line it kept with "..."
+        lines = [*lines[:truncated - 1], lines[truncated - 1].rstrip().removesuffix("...")]
     body = [ln.strip() for ln in lines[1:] if not _WHERE.match(ln)]
     oriented = (lambda pair: pair[::-1]) if swapped else (lambda pair: pair)
     for at, line in enumerate(body):
@@ -597,6 +601,12 @@ def _pytest_explained(lines: list[str], texts: bool = False, swapped: bool = Fal
         diff = [f"{ln[:2]}{start}{ln[2:]}{end}" for ln in diff]
     elif texts and len(diff) == 2 and {ln[:2] for ln in diff} == {"+ ", "- "}:  # cron-descriptor 2.2.1
         return _result(*(repr(next(ln[2:] for ln in diff if ln.startswith(sign))) for sign in oriented("+-")))
+    shown = [ln for ln in diff if ln[:2] in ("+ ", "- ")]
+    if truncated is not None and len(diff) == len(shown) == 1:  # radon 6.0.1: the other side was cut off
+        text = f"`{cut_at_token('…' * ('leading' in skipped) + shown[0][2:] + '…', 300)}`"
+        if shown[0][0] == oriented("+-")[0]:
+            return f"a result reads {text} where something else is expected."
+        return f"a result differs from what is expected, which reads {text} there."
     return _diff_observation(diff, *oriented("+-"))
 
 
