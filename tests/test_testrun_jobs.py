@@ -208,3 +208,25 @@ def test_a_suite_that_changes_directory_keeps_its_frames_and_coverage(runner_env
     run = run_job(runner_env, TestJob("cd", str(repo), str(tmp_path / "jobs"), coverage=True))
     assert run.failures["tests/test_it.py::test_half"]["trace"] == [["tests/test_it.py", 8]]
     assert run.coverage["calc.py"][2] == ["tests/test_it.py::test_half"]
+
+
+def test_a_test_packages_helper_asserts_are_rewritten_like_its_tests(runner_env, tmp_path):
+    """vulture 2.16 checks its results with ``check()`` in ``tests/__init__.py``, which pytest does
+    not rewrite by itself: its failed assert said only ``AssertionError``, and 19 of 32 issues "a
+    documented property of the result does not hold". gen09 has pytest rewrite the test packages'
+    helper modules as well; a module of the library is left alone."""
+    repo = repo_with_tests(tmp_path, """
+        from calc import half
+        from tests import check
+
+        def test_half():
+            check([half(4)], [3])
+
+        def test_library():
+            half(None)
+        """)
+    (repo / "tests" / "__init__.py").write_text("def check(got, expected):\n    assert sorted(got) == expected\n")
+    (repo / "calc.py").write_text("def half(x):\n    assert x is not None\n    return x // 2\n")
+    run = run_job(runner_env, TestJob("rw", str(repo), str(tmp_path / "jobs")))
+    assert run.failures["tests/test_it.py::test_half"]["message"].startswith("assert [2] == [3]")
+    assert run.failures["tests/test_it.py::test_library"]["message"] == "AssertionError"

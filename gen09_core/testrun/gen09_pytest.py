@@ -22,9 +22,11 @@ is copied verbatim into every bundle.
 """
 
 import functools
+import glob
 import json
 import os
 import shutil
+import sys
 import time
 import warnings
 
@@ -94,6 +96,33 @@ def _write(record):
 FOREIGN_MARKERS = {"no_cover": "no_cover: skip coverage (pytest-cov)",
                    "xdist_group": "xdist_group(name): a worker group (pytest-xdist)",
                    "flaky": "flaky(reruns=0): rerun on failure (pytest-rerunfailures)"}
+
+
+_TEST_FOLDERS = ("tests", "test", "testing")
+
+
+def _test_packages(root):
+    """The dotted names of ``root``'s test packages (a folder named as in ``_TEST_FOLDERS``, with an
+    ``__init__.py``, at most two folders down), as pytest's rootdir-based imports name them."""
+    names = set()
+    for prefix in ("", "*/", "*/*/"):
+        for name in _TEST_FOLDERS:
+            for init in glob.glob(os.path.join(glob.escape(root), prefix + name, "__init__.py")):
+                parts, up = [name], os.path.dirname(os.path.dirname(init))
+                while up != root and os.path.isfile(os.path.join(up, "__init__.py")):
+                    parts, up = [os.path.basename(up), *parts], os.path.dirname(up)
+                names.add(".".join(parts))
+    return sorted(names)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Have pytest rewrite the asserts of the test packages' helper modules too, as it does a
+    test module's (vulture 2.16's ``tests/__init__.py`` holds ``check()``, whose failed assert
+    said only ``AssertionError``); never a module already imported, which pytest would warn of."""
+    names = [n for n in _test_packages(str(early_config.invocation_params.dir)) if n not in sys.modules]
+    if names:
+        pytest.register_assert_rewrite(*names)
 
 
 def pytest_configure(config):
