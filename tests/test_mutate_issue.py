@@ -1410,3 +1410,23 @@ def test_an_explanation_pytest_cut_short_reads_without_its_cut(tmp_path):
         "test_a_text_cut_short": re.compile(r"Observed: a result differs from what is expected, which reads "
                                             r"`…[^`\n]*<classification>B</classification><file>filename</file>"
                                             r"[^`\n]*` there\.\n")})
+
+
+def test_a_test_module_whose_import_raised_reads_as_its_last_error(tmp_path):
+    """yamale 6.1.0 builds its schemas when its test module is imported; a mutant made that raise, and
+    pytest's short traceback of the chained errors was read from its first line: "Calling into
+    `yamale.validators.validators` raises `in parse`". A real pytest run."""
+    _observed_in_a_real_run(tmp_path, '''
+        def parse(text):
+            try:
+                return int(text)
+            except ValueError:
+                raise LookupError("not a schema: " + text)
+
+
+        SCHEMA = parse("x")
+
+
+        def test_schema():
+            assert SCHEMA
+        ''', {"tests/test_it.py": re.compile(r"raises `LookupError: not a schema: x`")})

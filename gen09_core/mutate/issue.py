@@ -31,6 +31,8 @@ _UNITTEST_COUNTS = re.compile(r"^First has (\d+), Second has (\d+):\s+(.+)$")
 _FALSY = ("False", "None", "0", "0.0", "''", '""', "b''", "[]", "{}", "()", "set()")
 # pytest's explanation of a comparison whose values it cut short (``{'matched_val...}``)
 _PYTEST_SKIPPED = re.compile(r"^Skipping \d+ identical (leading|trailing) characters in diff")  # of one text
+# a frame of pytest's short traceback, ``path:line: in name`` (yamale 6.1.0: a test module that raised)
+_PYTEST_FRAME = re.compile(r"^\S[^\n]*:\d+: in \S+\n")
 _PYTEST_TRUNCATED = "...Full output truncated"  # pytest's last line where it cut its explanation short
 _PYTEST_AT = re.compile(r"^At index (\d+) diff: (.+)$")
 _PYTEST_MORE = re.compile(r"^(Left|Right) contains (one|\d+) more items?"
@@ -945,8 +947,10 @@ def _symptom(message: str, test_file: str = "", trace=(),
         return None, message.splitlines()[0].strip()
     if syntax := _PY_SYNTAX.match(message.strip()):  # Python's print of a SyntaxError, its lines and caret
         return None, f"{syntax.group('error')} (line {syntax.group('line')})"
-    if message.startswith("E   "):  # a module pytest could not collect (--tb=no): its marked exception lines
-        message = re.sub(r"^E {3}", "", message, flags=re.M)
+    marked = re.findall(r"(?:^E {3}.*(?:\n|$))+", message, re.M)
+    if marked and (message.startswith("E   ") or _PYTEST_FRAME.match(message)):  # a module pytest could not
+        # collect: the marked lines of its last exception (its import raised one handling another: yamale)
+        message = re.sub(r"^E {3}", "", marked[-1], flags=re.M)
     if message.startswith(_JEST_SUITE):  # a test file jest could not load: what stopped it follows
         message = textwrap.dedent(message[len(_JEST_SUITE):].strip("\n"))
     if message.startswith("Test executable failed") and "\nthread '" in message:  # a doctest's panic
