@@ -1115,13 +1115,26 @@ def _unittest_cut(first: str, lines: list[str]) -> str | None:
                 f"item{'s' * (count != '1')} than the other, from item {index}: `{cut_at_token(item, 300)}`.")
     changed = [ln for ln in lines[1:] if ln.startswith(("- ", "+ "))]
     if not changed:
-        return None
+        return _cut_sides(first)
     if (dicts := _diffed_dicts(lines[1:])) and (where := _dict_difference(*dicts)):
         return "the check reports two dicts that differ at `{}`: {} in one, {} in the other.".format(*where)
     said = f"the check reports two values that differ, first in {_line(changed[0][2:])} on one side"
     if len(changed) > 1 and changed[1][0] != changed[0][0]:
         return f"{said} and {_line(changed[1][2:])} on the other."
     return f"{said} only."
+
+
+def _cut_sides(first: str) -> str | None:
+    """The observation of unittest's one line ``A != B`` it cut short and shows no diff for ("Diff is
+    1664 characters long"): from the word where the two prints part on (jsonmerge 1.9.2:
+    "the check reports `{'pro[159 chars]e': 'string', …} != {'pro[159 chars]e': 'array', …}`"), or None."""
+    sides = first.split(" != ")
+    if len(sides) != 2:
+        return None
+    at = len(os.path.commonprefix(sides))
+    start = sides[0].rfind(" ", max(0, at - 20), at) + 1 or max(0, at - 8)  # from the word they part in
+    one, other = (f"`{'…' * bool(start)}{cut_at_token(side[start:], 80)}`" for side in sides)
+    return f"the check reports two values that differ, first in {one} on one side and {other} on the other."
 
 
 def _diffed_dicts(lines: list[str]) -> tuple[dict, dict] | None:
