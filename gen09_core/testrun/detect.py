@@ -560,6 +560,21 @@ def _self_extras(line: str, folder: Path, repo: Path) -> list[str] | None:
     return [e.strip() for e in (match["extras"] or match["named"] or "").split(",") if e.strip()]
 
 
+def _logical_lines(text: str):
+    """``(number, line)`` of a requirements file's lines, a line ending in a backslash joined with
+    the next, as pip reads them (numbered by their first)."""
+    joined, first = "", 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        first = first or number
+        if raw.endswith("\\"):
+            joined += raw[:-1] + " "
+            continue
+        yield first, joined + raw
+        joined, first = "", 0
+    if joined:
+        yield first, joined
+
+
 def requirement_file(repo: Path, path: Path, seen=()) -> tuple[list[str], list[str]]:
     """``(extras of the project itself, requirement lines)`` of a pip requirements file,
     following ``-r``; ``-c`` paths become absolute; a line naming the project itself
@@ -572,8 +587,10 @@ def requirement_file(repo: Path, path: Path, seen=()) -> tuple[list[str], list[s
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"{rel}: cannot read the requirements file: {exc}") from None
     extras, reqs = [], []
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.split(" #", 1)[0].strip()
+    for number, raw in _logical_lines(text):
+        # a requirement's own ``--hash`` options (pip-compile's, desert 2022.9.22) are left out: gen09
+        # installs its own packages in the same pip run, and pip's hash-checking mode would refuse them
+        line = re.sub(r"\s--hash[=\s]\S+", "", raw.split(" #", 1)[0]).strip()
         if not line or line.startswith("#"):
             continue
         self_extras = _self_extras(line, path.parent, repo)
