@@ -1377,7 +1377,8 @@ def test_a_check_that_writes_the_expected_value_first_reads_the_other_way(tmp_pa
     (tmp_path / "tests" / "test_r.py").write_text(
         "from runner import runp, lines\n\n\ndef test_runs():\n    assert ['3', '5'] == runp([3, 5])\n\n\n"
         "def test_lines():\n    assert ['a', 'b', 'c'] == lines('a b')\n\n\n"
-        "def test_text():\n    assert 'abc' == lines('x')\n\n\ndef test_plain():\n    assert runp([3]) == ['3']\n")
+        "def test_text():\n    assert 'abc' == lines('x')\n\n\ndef test_plain():\n    assert runp([3]) == ['3']\n\n\n"
+        "def test_named():\n    expected = ['3']\n    assert expected == runp([3])\n")
     message = ("assert ['3', '5'] == [TypeError(Ty...nd 'list'\")))]\n  \n"
                "  At index 0 diff: '3' != TypeError(\"unsupported operand\")\n  Use -v to get more diff")
     failures = {
@@ -1388,13 +1389,16 @@ def test_a_check_that_writes_the_expected_value_first_reads_the_other_way(tmp_pa
         "tests/test_r.py::test_text": {"message": "AssertionError: assert 'abc' == 'abd'\n  \n  - abd\n  + abc",
                                        "trace": [["tests/test_r.py", 13]]},
         "tests/test_r.py::test_plain": {"message": "assert ['4'] == ['3']\n  \n  At index 0 diff: '4' != '3'",
-                                        "trace": [["tests/test_r.py", 17]]}}
+                                        "trace": [["tests/test_r.py", 17]]},
+        "tests/test_r.py::test_named": {"message": "assert ['3'] == ['4']\n  \n  At index 0 diff: '3' != '4'",
+                                        "trace": [["tests/test_r.py", 22]]}}
     said = {test.partition("::test_")[2]: write_issue("runner", failures, [test], [], "", tmp_path)
             for test in failures}
     assert "item 0 of a result is `TypeError(\"unsupported operand\")` where `'3'` is expected." in said["runs"]
     assert "a result lacks `'c'`, which is expected." in said["lines"]
     assert "a result is `'abd'` where `'abc'` is expected." in said["text"]
     assert "a result is `['4']` where `['3']` is expected." in said["plain"]
+    assert "a result is `['4']` where `['3']` is expected." in said["named"]
 
 
 TRUNCATED = '''

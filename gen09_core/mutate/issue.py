@@ -368,8 +368,9 @@ def _expected_to_raise(source: str, tree: ast.Module, line: int) -> str | None:
 
 
 def _expected_first(statement: str | None) -> bool:
-    """Whether the check ``statement`` is ``assert <literal> == <code>``: the expected value written
-    first (plac 1.4.7: ``assert ['3', '5', '10'] == plac.runp(...)``), so pytest's left side is it."""
+    """Whether the check ``statement`` is ``assert <literal> == <code>`` or ``assert expected == <code>``:
+    the expected value written first (plac 1.4.7: ``assert ['3', '5', '10'] == plac.runp(...)``), so
+    pytest's left side is it."""
     try:
         check = ast.parse(statement or "").body[0]
     except (SyntaxError, ValueError, IndexError):
@@ -377,7 +378,13 @@ def _expected_first(statement: str | None) -> bool:
     if not (isinstance(check, ast.Assert) and isinstance(check.test, ast.Compare)
             and [type(op) for op in check.test.ops] == [ast.Eq]):
         return False
-    return _literal(check.test.left) and not _literal(check.test.comparators[0])
+    left, right = check.test.left, check.test.comparators[0]
+    return (_literal(left) and not _literal(right)) or (_named_expected(left) and not _named_expected(right))
+
+
+def _named_expected(node: ast.expr) -> bool:
+    """Whether ``node`` is a name that says it holds the expected value (``expected``, ``want``)."""
+    return isinstance(node, ast.Name) and node.id.lower().startswith(("expect", "want"))
 
 
 def _literal(node: ast.expr) -> bool:
