@@ -892,7 +892,7 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
 LIBRARY_ERRORS = '''
     import ast
 
-    from lib import precedence
+    from lib import check, precedence
 
 
     def test_syntax():
@@ -905,17 +905,24 @@ LIBRARY_ERRORS = '''
 
     def test_own_assert():
         assert precedence(2) == 1
+
+
+    def test_library_check():
+        check(".clear", "cleared the shelve")
 '''
 
 
 def test_a_syntax_error_and_a_librarys_own_assert_read_as_what_was_raised(tmp_path):
     """astor 0.8.1: issues said "raises `File "<unknown>", line 1`" (the first line of a SyntaxError
     pytest formats) and "the check reports `None`" (``assert node is not None, node`` in astor's own
-    code: no check of the test failed, the library raised). A real pytest run."""
+    code: no check of the test failed, the library raised), unless its message labels what it got
+    and what it expected. A real pytest run."""
     from gen09_core.testrun.jobs import TestJob, run_job
     from tests.helpers import warm_project
 
-    repo, env = warm_project(tmp_path, "def precedence(node):\n    assert node is not None, node\n    return node\n",
+    repo, env = warm_project(tmp_path, "def precedence(node):\n    assert node is not None, node\n    return node\n\n\n"
+                             "def check(line, expected):\n    out = 'unknown: ' + line\n"
+                             "    assert out == expected, f'input: {line}\\noutput: {out}\\nexpected: {expected}'\n",
                              textwrap.dedent(LIBRARY_ERRORS))
     run = run_job(env, TestJob("real", str(repo), str(tmp_path / "jobs")))
     said = {test_id.split("::")[-1]: write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
@@ -923,6 +930,9 @@ def test_a_syntax_error_and_a_librarys_own_assert_read_as_what_was_raised(tmp_pa
     assert "It raises `SyntaxError: '(' was never closed (line 1)`." in said["test_syntax"], said
     assert "It raises `AssertionError: None`." in said["test_library_assert"], said
     assert "Observed: `precedence(2)` returns `2`, but `1` is expected." in said["test_own_assert"], said
+    # plac 1.4.7's Interpreter.check: the library's own check, its message labels what it got and wanted
+    assert ("Observed: a result is `unknown: .clear` where `cleared the shelve` is expected (the check's message: "
+            "`input: .clear`).") in said["test_library_check"], said
 
 
 TRUTHS = '''

@@ -950,8 +950,11 @@ def _symptom(message: str, test_file: str = "", trace=(),
     if _FIRST_ERROR in message:  # an exception group: what was raised is its first error
         return _symptom(message.rpartition(_FIRST_ERROR)[2], test_file, trace, swapped)
     message = _inner_exception(message) or message
-    if _library_assert(message, trace):  # no check of the test failed: the library raised
-        return None, message.splitlines()[0].strip()
+    if _library_assert(message, trace):  # no check of the test failed: the library raised, unless its
+        # message labels a result and what was expected (plac 1.4.7's own ``Interpreter.check``)
+        lines = message.splitlines()
+        labelled = _labelled(lines[0].removeprefix("AssertionError").lstrip(":").strip(), lines)
+        return (labelled, None) if labelled else (None, lines[0].strip())
     if syntax := _PY_SYNTAX.match(message.strip()):  # Python's print of a SyntaxError, its lines and caret
         return None, f"{syntax.group('error')} (line {syntax.group('line')})"
     marked = re.findall(r"(?:^E {3}.*(?:\n|$))+", message, re.M)
