@@ -1158,9 +1158,10 @@ def test_values_that_print_alike_say_so_or_show_their_spacing(tmp_path):
         "test_trailing_space": "part of a result is `'end '` where `'end'` is expected.",
         # schema 0.7.7: "part of a result differs from what is expected, though both print as `'Error:'`"
         # (pytest's diff of a line that ends one text and not the other), and "a result is `(1` where
-        # `1 and 2 == 3)` is expected" (``assert d["k"] == 1 and …`` split at its first ``==``)
+        # `1 and 2 == 3)` is expected" (``assert d["k"] == 1 and …`` split at its first ``==``); the clause
+        # that failed is the last pytest shows
         "test_a_line_ending": "a result lacks `<files> should be readable`, which is expected.",
-        "test_a_chain": "a documented property of the result does not hold.",
+        "test_a_chain": "a result is `2` where `3` is expected.",
         # asteval 1.0.5: "part of a result is `0000000006, 60.800000000000004]` where `0000000006]` is expected"
         # (pytest skipped the text's identical start)
         "test_a_long_shared_start": "a result is `…0000000006, 60.8]` where `…0000000006]` is expected."})
@@ -1458,3 +1459,30 @@ def test_a_test_module_whose_import_raised_reads_as_its_last_error(tmp_path):
         def test_schema():
             assert SCHEMA
         ''', {"tests/test_it.py": re.compile(r"raises `LookupError: not a schema: x`")})
+
+
+def test_the_failing_clause_of_an_and_reads_as_its_comparison(tmp_path):
+    """plac 1.4.7's ``assert result == '3' and error.__class__ == ZeroDivisionError``: pytest shows the
+    clause that failed in parentheses, ``assert ("No command 'rungen'" == '3' …)``, and the issue said
+    "a documented property of the result does not hold". A real pytest run."""
+    _observed_in_a_real_run(tmp_path, '''
+        def half(x):
+            return x // 2
+
+
+        def test_clause():
+            result = half(5)
+            assert result == 3 and result > 0
+
+
+        def test_clause_of_texts():
+            text = "No command " + "x" * 3
+            assert text == "3" and text
+
+
+        def test_two_clauses():
+            result = half(5)
+            assert result > 0 and result == 3
+        ''', {"test_clause": "a result is `2` where `3` is expected.",
+              "test_clause_of_texts": "a result is `'No command xxx'` where `'3'` is expected.",
+              "test_two_clauses": "a result is `2` where `3` is expected."})

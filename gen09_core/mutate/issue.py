@@ -1029,6 +1029,16 @@ def _symptom(message: str, test_file: str = "", trace=(),
                 if not re.search(r"[^\W\d_]", first):
                     return compared, None
                 return f"{compared[:-1]} (the check's message: `{cut_at_token(first, 300)}`).", None
+    closed = next((at for at, _, depth in _unquoted(first) if at > 7 and depth == 0), len(first) - 1)
+    if first.startswith("assert (") and closed == len(first) - 1 and lines[-1].rstrip().endswith(")"):
+        # ``assert a and b``, its clauses in parentheses up to the one that failed, the last (plac 1.4.7);
+        # an ``or``'s clauses all failed; not ``assert (a != b) is False``
+        inner = "\n".join([first[len("assert ("):], *lines[1:]]).rstrip()[:-1]
+        head = inner.splitlines()[0]
+        ands = [at + 5 for at, _, depth in _unquoted(head) if depth == 0 and head.startswith(" and ", at)]
+        if not _unequal(head, " or "):
+            lines = [ln for ln in f"assert {inner[max(ands, default=0):]}".splitlines() if ln.strip()]
+            first = lines[0]
     if said := _identity(first, lines) or _ordering(first, lines):
         return said, None
     sides = _unequal(first.removeprefix("assert "), " == ") if first.startswith("assert ") else None
