@@ -1029,16 +1029,8 @@ def _symptom(message: str, test_file: str = "", trace=(),
                 if not re.search(r"[^\W\d_]", first):
                     return compared, None
                 return f"{compared[:-1]} (the check's message: `{cut_at_token(first, 300)}`).", None
-    closed = next((at for at, _, depth in _unquoted(first) if at > 7 and depth == 0), len(first) - 1)
-    if first.startswith("assert (") and closed == len(first) - 1 and lines[-1].rstrip().endswith(")"):
-        # ``assert a and b``, its clauses in parentheses up to the one that failed, the last (plac 1.4.7);
-        # an ``or``'s clauses all failed; not ``assert (a != b) is False``
-        inner = "\n".join([first[len("assert ("):], *lines[1:]]).rstrip()[:-1]
-        head = inner.splitlines()[0]
-        ands = [at + 5 for at, _, depth in _unquoted(head) if depth == 0 and head.startswith(" and ", at)]
-        if not _unequal(head, " or "):
-            lines = [ln for ln in f"assert {inner[max(ands, default=0):]}".splitlines() if ln.strip()]
-            first = lines[0]
+    if clause := _failed_clause(first, lines):
+        first, lines = clause[0], clause
     if said := _identity(first, lines) or _ordering(first, lines):
         return said, None
     sides = _unequal(first.removeprefix("assert "), " == ") if first.startswith("assert ") else None
@@ -1064,6 +1056,21 @@ def _symptom(message: str, test_file: str = "", trace=(),
     if match := _C_ASSERT.match(first):
         return None, f"Assertion '{match.group(2)}' failed in {match.group(1)}()"[:300]
     return None, _LOCATION.sub("", first)[:300]
+
+
+def _failed_clause(first: str, lines: list[str]) -> list[str] | None:
+    """The lines of pytest's ``assert (a == b and c == d)`` (``first``, then ``lines[1:]``) as those of
+    the clause that failed, the last it shows (plac 1.4.7), or None: not an ``and`` in parentheses
+    (``assert (a != b) is False``), or an ``or``, whose clauses all failed."""
+    closed = next((at for at, _, depth in _unquoted(first) if at > 7 and depth == 0), len(first) - 1)
+    if not (first.startswith("assert (") and closed == len(first) - 1 and lines[-1].rstrip().endswith(")")):
+        return None
+    inner = "\n".join([first[len("assert ("):], *lines[1:]]).rstrip()[:-1]
+    head = inner.splitlines()[0]
+    if _unequal(head, " or "):
+        return None
+    ands = [at + 5 for at, _, depth in _unquoted(head) if depth == 0 and head.startswith(" and ", at)]
+    return [ln for ln in f"assert {inner[max(ands, default=0):]}".splitlines() if ln.strip()]
 
 
 def _labelled(first: str, lines: list[str]) -> str | None:
