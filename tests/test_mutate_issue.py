@@ -1422,6 +1422,11 @@ TRUNCATED = '''
         assert Module(1, 2, 3, 4, 5, 6, 1) == Module(3, 2, 3, 4, 0, 6, 0)
 
 
+    def test_a_message_on_the_lines_below():
+        got, expected = "ab", "ac"
+        assert got == expected, "\\ngot: %r\\nexp: %r" % (got, expected)
+
+
     def test_a_text_cut_short():
         head = "<ccm><metric>" + "<complexity>4</complexity><unit>aux</unit>" * 12
         got = head + "<classification>A</classification>" * 30
@@ -1436,6 +1441,9 @@ def test_an_explanation_pytest_cut_short_reads_without_its_cut(tmp_path):
     which is expected", though the result's side was merely cut off). A real pytest run."""
     _observed_in_a_real_run(tmp_path, TRUNCATED, {
         "test_attributes_cut_short": "the attribute `loc` of a result is `1` where `3` is expected.",
+        # jsmin 3.0.1: 64 issues said "a documented property of the result does not hold" (a message that
+        # starts on the line below, then pytest's comparison)
+        "test_a_message_on_the_lines_below": "a result is `'ab'` where `'ac'` is expected.",
         "test_a_text_cut_short": re.compile(r"Observed: a result differs from what is expected, which reads "
                                             r"`…[^`\n]*<classification>B</classification><file>filename</file>"
                                             r"[^`\n]*` there\.\n")})

@@ -1020,10 +1020,11 @@ def _symptom(message: str, test_file: str = "", trace=(),
         if not re.search(r"[^\W\d_]", first) and len(lines) > 1 and lines[1].startswith("assert "):
             lines = lines[1:]  # ``assert a == b, 271``: a message of no words; pytest's comparison says more
             first = lines[0]
-        elif first and (at := next((n for n, ln in enumerate(lines[1:], 1) if ln.startswith("assert ")), 0)):
+        elif at := next((n for n, ln in enumerate(lines[1:], 1) if ln.startswith("assert ")), 0):
             # a message pytest's comparison follows (bracex 2.5: "Comparison between objects yielded False.";
-            # plac 1.4.7: a unified diff over lines, its lines indented): what the comparison shows, and the
-            # message where its first line has words
+            # plac 1.4.7: a unified diff over lines, its lines indented; jsmin 3.0.1: "got:" and "exp:" lines
+            # after an empty first one): what the comparison shows, and the message where its first line
+            # has words
             compared, _ = _symptom("\n".join(lines[at:]), test_file, swapped=swapped)
             if compared and compared != _PROPERTY:
                 if not re.search(r"[^\W\d_]", first):
