@@ -1422,6 +1422,16 @@ TRUNCATED = '''
         assert Module(1, 2, 3, 4, 5, 6, 1) == Module(3, 2, 3, 4, 0, 6, 0)
 
 
+    def compare(result, output):
+        if result != output:
+            print(repr(result), repr(output))
+            assert False
+
+
+    def test_a_helper_that_asserts_false():
+        compare("ab", "ac")
+
+
     def test_a_message_on_the_lines_below():
         got, expected = "ab", "ac"
         assert got == expected, "\\ngot: %r\\nexp: %r" % (got, expected)
@@ -1444,6 +1454,8 @@ def test_an_explanation_pytest_cut_short_reads_without_its_cut(tmp_path):
         # jsmin 3.0.1: 64 issues said "a documented property of the result does not hold" (a message that
         # starts on the line below, then pytest's comparison)
         "test_a_message_on_the_lines_below": "a result is `'ab'` where `'ac'` is expected.",
+        # csscompressor 0.9.5: "a result is `False` where a truthy value is expected" (15 issues)
+        "test_a_helper_that_asserts_false": "a documented property of the result does not hold.",
         "test_a_text_cut_short": re.compile(r"Observed: a result differs from what is expected, which reads "
                                             r"`…[^`\n]*<classification>B</classification><file>filename</file>"
                                             r"[^`\n]*` there\.\n")})

@@ -396,6 +396,22 @@ def _literal(node: ast.expr) -> bool:
     return True
 
 
+def _asserts_a_constant(repo: Path, trace) -> bool:
+    """Whether the failure's innermost frame (the last of ``trace``, a file of ``repo``) is ``assert
+    False`` or another constant: csscompressor 0.9.5's test helper prints both values and asserts
+    ``False``, which read as "a result is `False` where a truthy value is expected"."""
+    if not trace or os.path.isabs(str(trace[-1][0])):
+        return False
+    path, line = trace[-1]
+    try:
+        source = (repo / path).read_text(encoding="utf-8")
+        statement = _statement_at(source, ast.parse(source), int(line))
+        check = ast.parse(statement or "").body[0]
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, IndexError):
+        return False
+    return isinstance(check, ast.Assert) and isinstance(check.test, ast.Constant)
+
+
 def _statement_at(source: str, tree: ast.Module, line: int) -> str | None:
     """The simple statement of ``source`` (parsed as ``tree``) at ``line``, whole."""
     best = None
@@ -1215,6 +1231,8 @@ def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path)
                                               failure.get("trace") or (), _expected_first(repro))
             if failure.get("phase") == "collect" and observation == _PROPERTY:  # no test's check ran yet:
                 observation, exception = None, "AssertionError"  # the import raised it (icontract 2.7.3)
+            elif observation and _asserts_a_constant(repo, failure.get("trace") or ()):
+                observation = _PROPERTY  # ``assert False`` after a helper's own comparison: no value to show
         key = tuple(_clean(_ADDRESS.sub(">", _printable(text)), forbidden) if text else None
                     for text in (repro, observation, exception))
         if key in seen or not any(key):
