@@ -1445,10 +1445,13 @@ TRUNCATED = '''
 '''
 
 
-def test_an_explanation_pytest_cut_short_reads_without_its_cut(tmp_path):
+def test_an_explanation_pytest_cut_short_reads_without_its_cut(tmp_path, monkeypatch):
     """radon 6.0.1: pytest ends the last line it keeps with "..." ("the attribute `sloc` of a result is
     `2` where `4...` is expected"), and may keep one side of a diff only ("a result lacks `ity><unit>…`,
-    which is expected", though the result's side was merely cut off). A real pytest run."""
+    which is expected", though the result's side was merely cut off). A real pytest run, outside CI:
+    pytest cuts nothing short where ``CI`` or ``BUILD_NUMBER`` is set."""
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("BUILD_NUMBER", raising=False)
     _observed_in_a_real_run(tmp_path, TRUNCATED, {
         "test_attributes_cut_short": "the attribute `loc` of a result is `1` where `3` is expected.",
         # jsmin 3.0.1: 64 issues said "a documented property of the result does not hold" (a message that
