@@ -371,15 +371,20 @@ def _expected_first(statement: str | None) -> bool:
     """Whether the check ``statement`` is ``assert <literal> == <code>`` or ``assert expected == <code>``:
     the expected value written first (plac 1.4.7: ``assert ['3', '5', '10'] == plac.runp(...)``), so
     pytest's left side is it."""
+    test = _asserted(statement)
+    if not (isinstance(test, ast.Compare) and [type(op) for op in test.ops] == [ast.Eq]):
+        return False
+    left, right = test.left, test.comparators[0]
+    return (_literal(left) and not _literal(right)) or (_named_expected(left) and not _named_expected(right))
+
+
+def _asserted(statement: str | None) -> ast.expr | None:
+    """What the ``assert`` statement ``statement`` tests, or None where it is no assert."""
     try:
         check = ast.parse(statement or "").body[0]
     except (SyntaxError, ValueError, IndexError):
-        return False
-    if not (isinstance(check, ast.Assert) and isinstance(check.test, ast.Compare)
-            and [type(op) for op in check.test.ops] == [ast.Eq]):
-        return False
-    left, right = check.test.left, check.test.comparators[0]
-    return (_literal(left) and not _literal(right)) or (_named_expected(left) and not _named_expected(right))
+        return None
+    return check.test if isinstance(check, ast.Assert) else None
 
 
 def _named_expected(node: ast.expr) -> bool:
@@ -406,10 +411,9 @@ def _asserts_a_constant(repo: Path, trace) -> bool:
     try:
         source = (repo / path).read_text(encoding="utf-8")
         statement = _statement_at(source, ast.parse(source), int(line))
-        check = ast.parse(statement or "").body[0]
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, IndexError):
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
         return False
-    return isinstance(check, ast.Assert) and isinstance(check.test, ast.Constant)
+    return isinstance(_asserted(statement), ast.Constant)
 
 
 def _statement_at(source: str, tree: ast.Module, line: int) -> str | None:
@@ -973,10 +977,9 @@ def _symptom(message: str, test_file: str = "", trace=(),
         return (labelled, None) if labelled else (None, lines[0].strip())
     if syntax := _PY_SYNTAX.match(message.strip()):  # Python's print of a SyntaxError, its lines and caret
         return None, f"{syntax.group('error')} (line {syntax.group('line')})"
-    marked = re.findall(r"(?:^E {3}.*(?:\n|$))+", message, re.M)
-    if marked and (message.startswith("E   ") or _PYTEST_FRAME.match(message)):  # a module pytest could not
-        # collect: the marked lines of its last exception (its import raised one handling another: yamale)
-        message = re.sub(r"^E {3}", "", marked[-1], flags=re.M)
+    if ((message.startswith("E   ") or _PYTEST_FRAME.match(message))  # a module pytest could not collect:
+            and (marked := re.findall(r"(?:^E {3}.*(?:\n|$))+", message, re.M))):  # the marked lines of its
+        message = re.sub(r"^E {3}", "", marked[-1], flags=re.M)  # last exception (raised handling another)
     if message.startswith(_JEST_SUITE):  # a test file jest could not load: what stopped it follows
         message = textwrap.dedent(message[len(_JEST_SUITE):].strip("\n"))
     if message.startswith("Test executable failed") and "\nthread '" in message:  # a doctest's panic
