@@ -2,12 +2,14 @@
 pycs, pytest's rewritten test modules), the collection's side effects do not, and a job that
 changes a file — by a same-size edit, the case timestamps cannot tell apart — runs its text."""
 
+import subprocess
 import sys
 
 import pytest
 
 from gen09_core.testrun.bytecode import CHECKED_HASH, prime
 from gen09_core.testrun.jobs import TestEnv, TestJob, install_plugin, run_job
+from gen09_core.testrun.venv import create_venv
 from gen09_core.testrun.warm import WarmRunner
 
 LIB = "def add(a, b):\n    return a + b\n"
@@ -37,17 +39,27 @@ pathlib.Path("collected.txt").write_text("side effect")
 IDS = ("tests/test_lib.py::test_add", "tests/test_lib.py::test_add_in_a_subprocess")
 
 
-@pytest.fixture
-def primed(tmp_path):
+def _repo(tmp_path):
     repo = tmp_path / "repo"
     (repo / "tests").mkdir(parents=True)
     (repo / "lib.py").write_text(LIB)
     (repo / "helpers.py").write_text(HELPERS)
     (repo / "tests" / "test_lib.py").write_text(TESTS)
     (repo / "conftest.py").write_text(CONFTEST)
+    return repo
+
+
+@pytest.fixture
+def primed(tmp_path):
+    repo = _repo(tmp_path)
     env = TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True)))
     done = prime(env, repo, tmp_path / "scratch")
     return repo, env, done, tmp_path
+
+
+def _names_the_check(run) -> bool:
+    """Whether ``run``'s failure of ``test_add`` names its check by the test file's own path."""
+    return ["tests/test_lib.py", 9] in [list(frame) for frame in run.failures[IDS[0]]["trace"]]
 
 
 def test_only_exact_bytecode_reaches_the_pristine_copy(primed):
@@ -74,6 +86,7 @@ def test_a_changed_file_runs_its_own_text_fresh_and_warm(primed, rel, text):
     job = TestJob("m", str(repo), str(tmp_path / "jobs"), {rel: text}, IDS)
     fresh = run_job(env, job)
     assert fresh.outcomes["tests/test_lib.py::test_add"] == "failed", fresh
+    assert _names_the_check(fresh), fresh.failures
     if rel == "lib.py":
         assert fresh.outcomes["tests/test_lib.py::test_add_in_a_subprocess"] == "failed"
         runner = WarmRunner(env, repo, tmp_path / "warm")
@@ -84,3 +97,19 @@ def test_a_changed_file_runs_its_own_text_fresh_and_warm(primed, rel, text):
         assert warm.runner == "warm" and warm.outcomes == fresh.outcomes
     pristine = run_job(env, TestJob("p", str(repo), str(tmp_path / "jobs"), {}, IDS))
     assert set(pristine.outcomes.values()) == {"passed"}
+
+
+def test_an_older_pytest_keeps_no_rewritten_module_and_frames_name_the_test_file(tmp_path):
+    """pytest before 9.2 runs a cached rewritten test module under the name of the folder it was
+    rewritten in (desert 2022.9.22 pins 7.1.3): none is kept, so a failure's frames name the
+    test file, as in a run with no bytecode made at all."""
+    python = create_venv(tmp_path / "venv")
+    pip = subprocess.run([python, "-m", "pip", "install", "-q", "pytest==8.4.2"], capture_output=True, text=True)
+    assert pip.returncode == 0, pip.stderr
+    env = TestEnv(python, str(install_plugin(tmp_path / "plugins")), str(tmp_path / "venv"))
+    repo = _repo(tmp_path)
+    done = prime(env, repo, tmp_path / "scratch")
+    assert not done.problem and done.modules >= 3 and done.rewritten == 0, done
+    assert not list(repo.rglob("*-pytest-*.pyc"))
+    run = run_job(env, TestJob("m", str(repo), str(tmp_path / "jobs"), {"lib.py": LIB.replace("+", "-")}, IDS))
+    assert run.outcomes[IDS[0]] == "failed" and _names_the_check(run), run.failures

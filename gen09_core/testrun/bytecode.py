@@ -14,7 +14,11 @@ that stay exact:
 - pytest's rewritten test modules (``*-pytest-*.pyc``), which pytest checks against the
   source itself (by hash in pytest 9, by size and time before). A job's own files get their
   pycs removed from its copy (:func:`forget`), so a rewritten pyc is only ever used for a
-  file whose bytes are the pristine ones.
+  file whose bytes are the pristine ones. Only from pytest 9.2, which names a loaded test
+  module's code by the file it loaded it for, as the interpreter does for other modules: an
+  older one runs the code under the name of the throwaway copy it was rewritten in, and every
+  failure's frames in the test file then name that copy (desert 2022.9.22 pins pytest 7.1.3,
+  fire 0.7.1 installs 8.4.1: no issue text found the failing check).
 
 Timestamp pycs the collection may have written are not copied. Snapshots and bundles list
 their files from the source walk, which skips ``__pycache__``, so none of this ships.
@@ -23,6 +27,7 @@ their files from the source walk, which skips ``__pycache__``, so none of this s
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -31,6 +36,7 @@ from attrs import frozen
 from gen09_core.testrun.process import run_limited
 
 CHECKED_HASH = 0b11  # the pyc header's flags: hash-based, checked against the source
+_PYTEST_PYC = re.compile(r"-pytest-(\d+)\.(\d+)")  # ``test_it.cpython-311-pytest-9.2.0.pyc``
 
 
 @frozen
@@ -44,8 +50,8 @@ class Primed:
 
 
 def _kept(pyc: Path) -> bool:
-    if "-pytest-" in pyc.name:
-        return True
+    if rewritten := _PYTEST_PYC.search(pyc.name):
+        return (int(rewritten[1]), int(rewritten[2])) >= (9, 2)
     with open(pyc, "rb") as handle:
         header = handle.read(8)
     return len(header) == 8 and int.from_bytes(header[4:8], "little") == CHECKED_HASH
