@@ -27,6 +27,30 @@ def test_issue_is_symptom_based(tmp_path):
                                ["tests/test_calc.py::test_add_small"], diff, repo)
 
 
+def test_values_that_differ_between_two_runs_of_the_mutant_are_not_shown(tmp_path):
+    # pylru 1.3.3 checks its cache against random operations: each run fails on other values
+    (tmp_path / "test_fuzz.py").write_text("import random\nfrom cache import lru\n\n\ndef test_fuzz():\n"
+                                           "    keys = random.sample(range(512), 9)\n"
+                                           "    assert lru(keys) == keys[-4:]\n"
+                                           "\n\ndef test_raises():\n    lru(random.random())\n")
+    tests = ["test_fuzz.py::test_fuzz", "test_fuzz.py::test_raises"]
+    trace = {tests[0]: [["test_fuzz.py", 7]], tests[1]: [["test_fuzz.py", 10]]}
+    first = {tests[0]: "assert [242, 464] == [370, 401]\n  At index 0 diff: 242 != 370",
+             tests[1]: "KeyError: 0.4172"}
+    again = {tests[0]: "assert [38, 347] == [177, 266]\n  At index 0 diff: 38 != 177", tests[1]: "KeyError: 0.9"}
+    failures = {t: {"message": first[t], "trace": trace[t]} for t in tests}
+    shown = write_issue("cache", failures, tests, tests, "", tmp_path)
+    assert "242" in shown and "KeyError: 0.4172" in shown  # one run: its values are what it saw
+    failures = {t: {**failures[t], "message_again": again[t]} for t in tests}
+    text = write_issue("cache", failures, tests, tests, "", tmp_path)
+    assert "the values it reports differ from run to run" in text and "assert lru(keys) == keys[-4:]" in text
+    assert "It raises `KeyError`." in text
+    for value in ("242", "370", "38", "177", "0.4172", "0.9"):
+        assert value not in text
+    failures[tests[0]]["message_again"] = first[tests[0]] + "\n"  # said alike: the values stay
+    assert "`[242, 464]`" in write_issue("cache", failures, tests, tests, "", tmp_path)
+
+
 def test_issue_quotes_the_whole_failing_statement(tmp_path):
     (tmp_path / "tests").mkdir()
     source = ("from glom import glom\n\n\ndef test_nested():\n    assert glom(\n        {'a': {'b': 1}},\n"

@@ -6,6 +6,7 @@ again when the validation run is repeated, and is PASS_TO_PASS of those tasks, a
 verifier's order; the bundles verify. With ``limits.recheck = false`` all stay as validated."""
 
 import json
+import re
 import shutil
 
 import pytest
@@ -55,6 +56,18 @@ class TestStrict:  # checks the prices only after the test before it ran: in the
         if getattr(type(self), "strict", False):
             assert prices == (90.0, 12.0, 3, 10)
 '''
+# pylru 1.3.3 checks its cache against random operations, unseeded: each run fails on other values
+FUZZ_TEST = '''
+import random
+
+from shop.pricing import apply_discount, bulk_price, with_tax
+
+
+def test_fuzzes_the_prices():
+    price, percent, quantity = random.randint(10**6, 10**9), random.randint(1, 99), random.randint(1, 30)
+    assert (apply_discount(price, percent), bulk_price(price, quantity), with_tax(price)) == (
+        round(price * (100 - percent) / 100, 2), price * (quantity - quantity // 10), round(price * 1.2, 2))
+'''
 # only the races call it: a mutant of it fails no real test, only the race that fails on every mutant
 LABELS = '''
 def label(name, price):
@@ -68,6 +81,7 @@ MUTANT_RACE = "tests/check_races.py::test_fails_on_mutants_but_not_again"
 IN_ORDER = "tests/check_races.py::TestInOrder::test_2_reads_it"
 STRICT = "tests/check_races.py::TestStrict::test_2_checks_when_strict"
 RECHECK_RACE = "tests/check_races.py::test_fails_only_in_a_mutants_recheck"
+FUZZ = "tests/check_a_fuzz.py::test_fuzzes_the_prices"
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +90,7 @@ def runs(tmp_path_factory):
     repo = base / "shop"
     shutil.copytree(MUTATE_FIXTURE, repo)
     (repo / "tests" / "check_races.py").write_text(RACES)
+    (repo / "tests" / "check_a_fuzz.py").write_text(FUZZ_TEST)  # its file first: it is the issue's first check
     (repo / "shop" / "labels.py").write_text(LABELS)
     out = {}
     for recheck in (True, False):
@@ -125,6 +140,13 @@ def test_without_the_recheck_the_racy_tests_stay(runs):
     assert {PRISTINE_RACE, MUTANT_RACE, IN_ORDER} <= _listed(runs[False])
     assert any(IN_ORDER in tests for tests in _fail_to_pass(runs[False]))  # in the validation's order it failed
     assert json.loads((runs[False] / "summary.json").read_text())["recheck"] == {}
+
+
+def test_values_a_random_input_changes_are_not_in_the_issue_text(runs):
+    fuzzed = [json.loads(line) for line in (runs[True] / "instances.jsonl").read_text().splitlines()]
+    texts = [r["problem_statement"] for r in fuzzed if FUZZ in r["FAIL_TO_PASS"]]
+    assert any("the values it reports differ from run to run" in text for text in texts), texts
+    assert not any(re.search(r"\d{6}", text) for text in texts)  # no price the test drew
 
 
 def test_rechecked_bundles_verify(runs):

@@ -23,6 +23,7 @@ MAX_STATEMENT_CHARS = 600  # a longer failing statement is cut at a token bounda
 _WHERE = re.compile(r"^\s*\+\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 _ASSERT_EQ = re.compile(r"^assert\s+(.+?)\s+==\s+(.+)$")
 _ASSERT_TRUTH = re.compile(r"^assert (not )?(.+)$")
+_VARYING = "the check fails, and the values it reports differ from run to run."
 _PROPERTY = "a documented property of the result does not hold."  # what an unread assert says
 _COMPARISONS = (" != ", " <= ", " >= ", " < ", " > ", " not in ", " in ")  # ``assert A op B`` other than ==
 _ASSERT_IS = re.compile(r"^assert (?P<value>.+?) is (?P<negated>not )?(?P<wanted>True|False|None)$")
@@ -1226,18 +1227,10 @@ def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path)
         failure = failures.get(nodeid)
         if not failure:
             continue
-        if doctest := _doctest(failure.get("message", ""), repo / nodeid.partition("::")[0]):
-            repro, observation, exception = doctest
-        else:
-            repro = _repro_line(nodeid, failure, repo)
-            observation, exception = _symptom(failure.get("message", ""), nodeid.partition("::")[0],
-                                              failure.get("trace") or (), _expected_first(repro))
-            if failure.get("phase") == "collect" and observation == _PROPERTY:  # no test's check ran yet:
-                observation, exception = None, "AssertionError"  # the import raised it (icontract 2.7.3)
-            elif observation and _asserts_a_constant(repo, failure.get("trace") or ()):
-                observation = _PROPERTY  # ``assert False`` after a helper's own comparison: no value to show
-        key = tuple(_clean(_ADDRESS.sub(">", _printable(text)), forbidden) if text else None
-                    for text in (repro, observation, exception))
+        key = _observation(nodeid, failure, failure.get("message", ""), repo, forbidden)
+        if "message_again" in failure:  # the recheck's run of the same mutant said something else
+            again = _observation(nodeid, failure, failure["message_again"], repo, forbidden)
+            key = _steady(key, again)
         if key in seen or not any(key):
             continue
         seen.add(key)
@@ -1245,6 +1238,36 @@ def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path)
         if len(found) == MAX_OBSERVATIONS:
             break
     return found
+
+
+def _observation(nodeid: str, failure: dict, message: str, repo: Path, forbidden) -> tuple:
+    """``(repro, observation, exception)`` of one failing test that said ``message``, cleaned of
+    ``forbidden`` strings."""
+    if doctest := _doctest(message, repo / nodeid.partition("::")[0]):
+        repro, observation, exception = doctest
+    else:
+        repro = _repro_line(nodeid, failure, repo)
+        observation, exception = _symptom(message, nodeid.partition("::")[0], failure.get("trace") or (),
+                                          _expected_first(repro))
+        if failure.get("phase") == "collect" and observation == _PROPERTY:  # no test's check ran yet:
+            observation, exception = None, "AssertionError"  # the import raised it (icontract 2.7.3)
+        elif observation and _asserts_a_constant(repo, failure.get("trace") or ()):
+            observation = _PROPERTY  # ``assert False`` after a helper's own comparison: no value to show
+    return tuple(_clean(_ADDRESS.sub(">", _printable(text)), forbidden) if text else None
+                 for text in (repro, observation, exception))
+
+
+def _steady(first: tuple, again: tuple) -> tuple:
+    """What two runs of the same failing test (``(repro, observation, exception)`` each) both
+    said: a value that differs between them (a test of random input: pylru 1.3.3 checks its cache
+    against random operations) is no observation a reader could reproduce, and an exception's
+    message that differs leaves its type."""
+    repro, observation, exception = first
+    if observation != again[1]:
+        observation = _VARYING
+    if exception != again[2] and exception:
+        exception = exception.partition(":")[0]
+    return repro, observation, exception
 
 
 def _observed(number: int, module: str, repro, observation, exception) -> list[str]:

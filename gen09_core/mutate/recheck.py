@@ -20,7 +20,9 @@ will run it, so that no bundle ships a label only a lucky run gave.
    above passed it) — only beside a FAIL_TO_PASS test that failed in both runs, since one
    failure in two runs may as well be chance.
 
-A task left without FAIL_TO_PASS or PASS_TO_PASS is rejected (``confirm_rejected``, with the
+A FAIL_TO_PASS test whose failure the mutant's run reports in other words than the
+validation did keeps both messages (``message_again``): the issue text shows only what both
+said. A task left without FAIL_TO_PASS or PASS_TO_PASS is rejected (``confirm_rejected``, with the
 reason). Two pristine whole-suite runs miss a test that fails one run in five; this stage
 sees each accepted task's tests run twice more. ``limits.recheck = false`` skips it.
 """
@@ -32,6 +34,7 @@ from attrs import evolve
 from gen09_core.mutate.baseline import family
 from gen09_core.mutate.confirm import Confirmed
 from gen09_core.mutate.validate import mutant_job
+from gen09_core.testrun.jobs import TestJob, failure_of
 from gen09_core.testrun.outcomes import PASSED
 
 PRISTINE = "recheck-pristine"
@@ -40,8 +43,6 @@ PRISTINE = "recheck-pristine"
 def recheck_stage(ctx, work, measured, mutants, confirmed: Confirmed, runners) -> Confirmed:
     """``confirmed`` with unreliable tests taken out of every accepted task, and the tasks
     left without a FAIL_TO_PASS or PASS_TO_PASS test moved to the rejected ones."""
-    from gen09_core.testrun.jobs import TestJob
-
     if not ctx.config.limits.recheck or not confirmed.accepted:
         return confirmed
     baseline, journal, limits = measured.baseline, ctx.journal, ctx.config.limits
@@ -110,7 +111,8 @@ def recheck_stage(ctx, work, measured, mutants, confirmed: Confirmed, runners) -
             rejected[mid] = ("confirm_rejected", "recheck: no FAIL_TO_PASS test failed again"
                              if not f2p else "recheck: no PASS_TO_PASS test passed again")
         else:
-            accepted[mid] = evolve(verdict, fail_to_pass=f2p, pass_to_pass=p2p)
+            failures = {t: _with_again(said, failure_of(run, t)) for t, said in verdict.failures.items()}
+            accepted[mid] = evolve(verdict, fail_to_pass=f2p, pass_to_pass=p2p, failures=failures)
     spent = [runs[j.job_id] for j in jobs]
     recheck = {"unreliable": sorted(unreliable), "flaky_fail_to_pass": sorted(flaky),
                "order_dependent_fail_to_pass": sorted({t for moved in by_order.values() for t in moved}),
@@ -119,3 +121,10 @@ def recheck_stage(ctx, work, measured, mutants, confirmed: Confirmed, runners) -
                "seconds": sum(r.seconds for r in spent), "cpu_seconds": sum(r.cpu_seconds for r in spent)}
     journal.event("recheck", "done", detail={k: v for k, v in recheck.items() if "seconds" not in k})
     return evolve(confirmed, accepted=accepted, rejected=rejected, recheck=recheck)
+
+
+def _with_again(failure: dict, again: dict | None) -> dict:
+    """``failure`` of a test's first run, with the message of its recheck (``message_again``)
+    where that says something else: the issue text then shows only what both said."""
+    said = (again or {}).get("message")
+    return failure if said is None or said == failure.get("message") else {**failure, "message_again": said}
