@@ -84,6 +84,28 @@ def test_the_test_functions_own_frame_is_the_check_and_a_pytest_timeout_does_not
         assert f"   Observed: {observed}\n" in text, text
 
 
+def test_a_doctests_dotted_name_names_code_not_a_test(tmp_path):
+    # zope.event 6.2's class-handler doctest runs as ``…/classhandler.py::event.classhandler``: the
+    # name dropped every line that named the module, and the issue said only "several behaviours"
+    module = tmp_path / "src" / "zope" / "event" / "classhandler.py"
+    module.parent.mkdir(parents=True)
+    module.write_text('"""Class handlers\n\n    >>> import zope.event.classhandler\n'
+                      '    >>> zope.event.classhandler.handler(MyEvent, handler1)\n"""\n')
+    test = "src/zope/event/classhandler.py::event.classhandler"
+    message = ("003     >>> import zope.event.classhandler\n"
+               "004     >>> zope.event.classhandler.handler(MyEvent, handler1)\n"
+               "UNEXPECTED EXCEPTION: KeyError(<class 'event.classhandler.MyEvent'>)\n"
+               "Traceback (most recent call last):\n  File \"<doctest event.classhandler[1]>\", line 1\n"
+               "KeyError: <class 'event.classhandler.MyEvent'>\n"
+               "/x/src/zope/event/classhandler.py:4: UnexpectedException")
+    text = write_issue("zope.event.classhandler", {test: {"message": message, "trace": []}}, [test], [test], "",
+                       tmp_path)
+    assert ">>> zope.event.classhandler.handler(MyEvent, handler1)" in text, text
+    assert "It raises `KeyError: <class 'event.classhandler.MyEvent'>`." in text
+    assert "event.classhandler" not in forbidden_strings([test, "tests/test_a.py::TestB::test_c"], "")
+    assert {"TestB", "test_c"} <= set(forbidden_strings([test, "tests/test_a.py::TestB::test_c"], ""))
+
+
 def test_a_long_statement_is_cut_at_a_token_boundary():
     text = "assert f(" + ", ".join(f"'item{i}'" for i in range(200)) + ") == 1"
     cut = cut_at_token(text, 100)
