@@ -532,3 +532,19 @@ def test_a_repository_without_uvs_table_names_no_uv_requirements(tmp_path):
     # (pyproject.toml [tool.uv] dev-dependencies)", a table it does not have
     recipe = detect(_repo(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='d')\n", "d.py": ""}))
     assert "tool.uv" not in recipe.summary() and recipe.requirements == ()
+
+
+def test_suite_doctests_outside_the_ini_testpaths_are_not_named(tmp_path):
+    """A whole-suite run walks only the ini ``testpaths``: a doctest file outside them would never
+    be reached, and naming it would make it a path to run in every run."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text('"""\n>>> 1\n1\n"""\n')
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "import doctest\nimport pkg.sub as alias\n\n\ndef load_tests(loader, tests, pattern):\n"
+        "    return doctest.DocTestSuite(alias), doctest.DocTestSuite('pkg'), doctest.DocTestSuite()\n")
+    (tmp_path / "pkg" / "sub.py").write_text("")
+    assert detect(tmp_path).pytest_args == ("--gen09-doctest=pkg/__init__.py", "--gen09-doctest=pkg/sub.py",
+                                            "--gen09-doctest=tests/test_a.py")
+    (tmp_path / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n")
+    assert detect(tmp_path).pytest_args == ("--gen09-doctest=tests/test_a.py",)

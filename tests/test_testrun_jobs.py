@@ -1,6 +1,7 @@
 """The test-job runner on its own: outcomes from gen09's record, the time and memory limits,
 per-test coverage."""
 
+import subprocess
 import sys
 
 from gen09_core.testrun.jobs import IMPORT_CONTEXT, TestJob, run_job
@@ -230,3 +231,50 @@ def test_a_test_packages_helper_asserts_are_rewritten_like_its_tests(runner_env,
     run = run_job(runner_env, TestJob("rw", str(repo), str(tmp_path / "jobs")))
     assert run.failures["tests/test_it.py::test_half"]["message"].startswith("assert [2] == [3]")
     assert run.failures["tests/test_it.py::test_library"]["message"] == "AssertionError"
+
+
+def test_the_doctests_a_repositorys_own_unittest_suites_run_are_collected(runner_env, tmp_path):
+    """zope.event 6.2 runs its class handlers' doctests only through ``test_suite()``'s
+    ``DocTestSuite('zope.event.classhandler')``, which pytest never calls: 6 of its 7 mutants
+    were uncovered. gen09 reads the suites' ``DocTestSuite`` / ``DocFileSuite`` calls and has
+    its plugin collect those files' doctests (``--gen09-doctest``); a name that is no file of
+    the repository is left out, and a file pytest's own doctest options collect is not collected twice."""
+    from attrs import evolve
+
+    from gen09_core.testrun.detect import detect
+
+    repo = repo_with_tests(tmp_path, """
+        import doctest
+        from calc import ops as calc_ops
+
+        def test_half():
+            assert calc_ops.half(4) == 2
+
+        def load_tests(loader, tests, pattern):
+            tests.addTests(doctest.DocTestSuite(calc_ops))
+            tests.addTests(doctest.DocFileSuite("../README.txt"))
+            return tests
+
+        def test_suite():
+            return doctest.DocTestSuite("json")  # no file of the repository
+        """)
+    (repo / "calc").mkdir()
+    (repo / "calc" / "__init__.py").write_text("")
+    (repo / "calc" / "ops.py").write_text('def half(x):\n    """\n    >>> half(10)\n    5\n    """\n'
+                                          "    return x // 2\n")
+    (repo / "README.txt").write_text("Halves:\n\n    >>> from calc.ops import half\n    >>> half(6)\n    3\n")
+    recipe = detect(repo)
+    assert recipe.pytest_args == ("--gen09-doctest=README.txt", "--gen09-doctest=calc/ops.py")
+    assert "tests/test_it.py: DocTestSuite(calc_ops)" in recipe.summary()
+    env = evolve(runner_env, pytest_args=recipe.pytest_args, test_paths=recipe.test_paths)
+    doctests = ("README.txt::README.txt", "calc/ops.py::calc.ops.half")
+    own = {"tests/test_it.py::test_half": "passed", "tests/test_it.py::test_suite": "passed"}
+    run = run_job(env, TestJob("whole", str(repo), str(tmp_path / "jobs")))
+    assert run.outcomes == {**own, **dict.fromkeys(doctests, "passed")}
+    broken = run_job(env, TestJob("m", str(repo), str(tmp_path / "jobs"),
+                                  {"calc/ops.py": (repo / "calc" / "ops.py").read_text().replace("//", "/")}))
+    assert broken.outcomes == {**own, **dict.fromkeys(doctests, "failed")}  # 5.0 and 3.0: 4 / 2 is 2 still
+    both = [sys.executable, "-m", "pytest", *runner_env.pytest_options(), *recipe.pytest_args, "--doctest-modules",
+            "--doctest-glob=*.txt"]
+    done = subprocess.run(both, cwd=repo, env=runner_env.process_env(repo), capture_output=True, text=True)
+    assert done.stdout.strip().splitlines()[-1].startswith("4 passed"), done.stdout  # not 6: none twice

@@ -29,12 +29,13 @@ import ast
 import configparser
 import contextlib
 import glob
+import os
 import re
 import shlex
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from attrs import field, frozen
 
@@ -187,6 +188,12 @@ def detect(repo: Path) -> PythonRecipe:
     if doctests:
         found.add("run the doctests of its modules (--doctest-modules)",
                   f"no test file; doctest examples in {', '.join(doctests[:3])}{' …' * (len(doctests) > 3)}")
+    pytest_args = ("--doctest-modules",) if doctests else ()
+    suites = _walked(_suite_doctests(repo, pythonpath), pytest_ini(repo, pyproject, setup_cfg)[0], test_paths)
+    if suites:
+        found.add(f"run the doctests of {', '.join(sorted(suites))}", "; ".join(sorted(set(suites.values()))))
+        pytest_args += tuple(f"--gen09-doctest={path}" for path in sorted(suites))
+        test_paths += tuple(sorted(suites)) if test_paths else ()
     env = _scm_env(repo, pyproject)
     if env:
         found.add(", ".join(f"{k}={v}" for k, v in env.items()),
@@ -194,7 +201,7 @@ def detect(repo: Path) -> PythonRecipe:
     return PythonRecipe(name, installable, tuple(dict.fromkeys(found.extras + tox_extras)),
                         tuple(dict.fromkeys(found.requirements)), pythonpath, addopts, tuple(dropped),
                         tuple(packages), tuple(required), env, tuple(found.provenance), tuple(found.notes),
-                        test_paths, ("--doctest-modules",) if doctests else ())
+                        test_paths, pytest_args)
 
 
 # hook arguments of the py.path era that pytest 9 removed (deprecated since 7.0): a conftest
@@ -269,6 +276,80 @@ def _doctest_modules(repo: Path, pyproject: dict, setup_cfg) -> list[str]:
 
 
 _DOCTEST_EXAMPLE = re.compile(r"^\s*>>> \S", re.M)
+_SUITES = ("DocTestSuite", "DocFileSuite")
+
+
+def _suite_doctests(repo: Path, pythonpath: tuple[str, ...]) -> dict[str, str]:
+    """The files whose doctests the repository's own unittest suites run (``doctest.DocTestSuite
+    ('pkg.module')``, ``DocFileSuite('README.txt')`` in a ``test_suite()`` or ``load_tests``),
+    which pytest never calls (zope.event 6.2 tests its class handlers only so), each with the
+    call that names it. A name that is not a file of the repository is left out."""
+    found = {}
+    for rel in _own_files(repo, "*.py"):
+        text = (repo / rel).read_text(encoding="utf-8", errors="replace")
+        if not any(suite in text for suite in _SUITES):
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        imported = _imported_names(tree)
+        for call in ast.walk(tree):
+            if isinstance(call, ast.Call) and (name := _called(call)) in _SUITES:
+                said = f"{rel.as_posix()}: {name}({ast.unparse(call.args[0]) if call.args else ''})"
+                for path in _suite_files(repo, rel, name, call, imported, pythonpath):
+                    found.setdefault(path, said)
+    return found
+
+
+def _walked(files: dict[str, str], ini: dict, test_paths: tuple[str, ...]) -> dict[str, str]:
+    """Those of ``files`` a whole-suite run reaches: all where gen09 names the paths to run (it
+    names them too) or the repository names none; else those under its ini ``testpaths``."""
+    raw = ini.get("testpaths")
+    if test_paths or not raw:
+        return files
+    roots = [PurePosixPath(p) for p in (raw if isinstance(raw, list) else shlex.split(str(raw)))]
+    return {f: said for f, said in files.items() if any(r in PurePosixPath(f).parents for r in roots)}
+
+
+def _called(call: ast.Call) -> str:
+    """The name a call calls: ``DocTestSuite`` of ``doctest.DocTestSuite(...)``."""
+    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+
+
+def _imported_names(tree: ast.Module) -> dict[str, str]:
+    """What each name a module's absolute imports bind stands for, dotted."""
+    names = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update({a.asname: a.name for a in node.names if a.asname})  # ``import a.b`` binds ``a``
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
+    return names
+
+
+def _suite_files(repo: Path, rel: Path, name: str, call: ast.Call, imported: dict, pythonpath) -> list[str]:
+    """The repository files one ``DocTestSuite`` / ``DocFileSuite`` call of the file ``rel`` names."""
+    if name == "DocTestSuite":
+        if not call.args:
+            return [rel.as_posix()]  # the module that builds the suite
+        arg = call.args[0]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            dotted = arg.value
+        elif isinstance(arg, ast.Name | ast.Attribute):
+            head, _, tail = ast.unparse(arg).partition(".")
+            dotted = ".".join(filter(None, (imported.get(head, head), tail)))
+        else:
+            return []
+        return [path for root in pythonpath for path in (
+            Path(root, *dotted.split(".")).with_suffix(".py").as_posix(),
+            Path(root, *dotted.split("."), "__init__.py").as_posix()) if (repo / path).is_file()][:1]
+    keywords = {k.arg: k.value for k in call.keywords}
+    relative = keywords.get("module_relative")
+    base = Path() if isinstance(relative, ast.Constant) and relative.value is False else rel.parent
+    files = [Path(os.path.normpath(base / arg.value)) for arg in call.args
+             if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+    return [f.as_posix() for f in files if (repo / f).is_file() and not f.as_posix().startswith("..")]
 
 
 def _own_files(repo: Path, name: str):

@@ -21,6 +21,7 @@ Only the standard library, pytest and (for coverage) coverage.py are imported: t
 is copied verbatim into every bundle.
 """
 
+import fnmatch
 import functools
 import glob
 import json
@@ -123,6 +124,36 @@ def pytest_load_initial_conftests(early_config, parser, args):
     names = [n for n in _test_packages(str(early_config.invocation_params.dir)) if n not in sys.modules]
     if names:
         pytest.register_assert_rewrite(*names)
+
+
+def pytest_addoption(parser):
+    """``--gen09-doctest=PATH``: collect the doctests of the module or text file ``PATH`` too."""
+    parser.addoption("--gen09-doctest", action="append", default=[], metavar="PATH",
+                     help="collect the doctests of this module or text file (one the repository's "
+                          "own unittest suites run with DocTestSuite / DocFileSuite)")
+
+
+def _doctests_of(file_path, parent):
+    """A doctest collector for ``file_path`` where ``--gen09-doctest`` names it and pytest's own
+    doctest options (``--doctest-modules``, ``--doctest-glob``) would not collect it."""
+    config = parent.config
+    root = str(config.invocation_params.dir)
+    named = {os.path.normpath(os.path.join(root, path)) for path in config.getoption("gen09_doctest")}
+    if os.path.normpath(str(file_path)) not in named:
+        return None
+    from _pytest import doctest
+
+    module = file_path.suffix == ".py"
+    globs = config.getoption("doctestglob") or ["test*.txt"]
+    if config.option.doctestmodules if module else any(fnmatch.fnmatch(file_path.name, g) for g in globs):
+        return None
+    return (doctest.DoctestModule if module else doctest.DoctestTextfile).from_parent(parent, path=file_path)
+
+
+if getattr(pytest, "version_tuple", (0,)) >= (7,):  # before 7 the hook had no ``file_path``
+    def pytest_collect_file(file_path, parent):
+        """The doctests ``--gen09-doctest`` names (see ``_doctests_of``)."""
+        return _doctests_of(file_path, parent)
 
 
 def pytest_configure(config):
