@@ -275,10 +275,11 @@ def test_a_pytest_plugin_pytest_cannot_load_is_left_out_and_said(tmp_path):
         "can not be found in the hookspec): left out of every run"]
 
 
-def test_pytest_asyncios_start_up_warning_does_not_end_a_suite_that_errors_on_warnings(tmp_path):
+def test_pytests_deprecation_warnings_do_not_end_a_suite_that_errors_on_warnings(tmp_path):
     # aiosignal 1.3.1: setup.cfg sets asyncio_mode (gen09 installs the newest pytest-asyncio) and
     # filterwarnings = error; pytest-asyncio 0.24 and later warn at start that
-    # asyncio_default_fixture_loop_scope is unset, and every run ended in an INTERNALERROR
+    # asyncio_default_fixture_loop_scope is unset, and every run ended in an INTERNALERROR.
+    # plumbum 2.0.2's conftest reads config.inicfg, which pytest 9.2 deprecates: the same.
     from gen09_core.mutate.environment import prepare
     from gen09_core.mutate.profiles import Profile
     from gen09_core.testrun.detect import detect
@@ -288,6 +289,7 @@ def test_pytest_asyncios_start_up_warning_does_not_end_a_suite_that_errors_on_wa
     (repo / "tests").mkdir(parents=True)
     (repo / "setup.cfg").write_text("[tool:pytest]\nfilterwarnings = error\nasyncio_mode = strict\n")
     (repo / "sig.py").write_text("async def double(x):\n    return 2 * x\n")
+    (repo / "conftest.py").write_text("def pytest_configure(config):\n    config.inicfg.get('x')\n")
     (repo / "tests" / "test_sig.py").write_text(
         "import warnings\n\nimport pytest\n\nimport sig\n\n\n@pytest.mark.asyncio\nasync def test_double():\n"
         "    assert await sig.double(2) == 4\n\n\ndef test_warnings_still_fail():\n"

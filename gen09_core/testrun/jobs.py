@@ -57,8 +57,7 @@ class TestEnv:
                 f"--tb={traceback}", "--maxfail=0"]  # an addopts ``-x``/``--maxfail`` would leave tests unrun
         for plugin in self.plugins:
             opts += ["-p", plugin]
-        if "asyncio" in self.plugins:  # its start-up warning (see ASYNCIO_UNSET)
-            opts += ["-W", ASYNCIO_UNSET]
+        opts += ["-W", PYTEST_DEPRECATIONS]
         if self.addopts is not None:
             opts += ["-o", f"addopts={self.addopts}"]
         return opts + list(self.pytest_args)
@@ -70,11 +69,12 @@ class TestEnv:
                          **{str(k): str(v) for k, v in self.env.items()}, **extra)
 
 
-# pytest-asyncio 0.24 and later warn at start when the ini leaves this unset; under a repository's
-# ``filterwarnings = error`` (aiosignal 1.3.1, written before that warning) every run then ended in an
-# INTERNALERROR before collecting a test. The warning says nothing of the code under test.
-ASYNCIO_UNSET = ('ignore:The configuration option "asyncio_default_fixture_loop_scope" is unset'
-                 ':pytest.PytestDeprecationWarning')
+# what pytest and its plugins say of the way the suite uses them, ignored: under a repository's
+# ``filterwarnings = error`` each ended every run in an INTERNALERROR before a test was collected,
+# and none says anything of the code under test (pytest-asyncio 0.24's start-up warning that
+# ``asyncio_default_fixture_loop_scope`` is unset: aiosignal 1.3.1; pytest 9.2's ``config.inicfg``
+# deprecation, which plumbum 2.0.2's conftest meets in ``pytest_configure``)
+PYTEST_DEPRECATIONS = "ignore::pytest.PytestDeprecationWarning"
 
 
 @frozen
