@@ -57,7 +57,8 @@ class TestEnv:
                 f"--tb={traceback}", "--maxfail=0"]  # an addopts ``-x``/``--maxfail`` would leave tests unrun
         for plugin in self.plugins:
             opts += ["-p", plugin]
-        opts += ["-W", PYTEST_DEPRECATIONS]
+        for warning in PYTEST_OWN_WARNINGS:
+            opts += ["-W", f"ignore::{warning}"]
         if self.addopts is not None:
             opts += ["-o", f"addopts={self.addopts}"]
         return opts + list(self.pytest_args)
@@ -69,12 +70,13 @@ class TestEnv:
                          **{str(k): str(v) for k, v in self.env.items()}, **extra)
 
 
-# what pytest and its plugins say of the way the suite uses them, ignored: under a repository's
-# ``filterwarnings = error`` each ended every run in an INTERNALERROR before a test was collected,
-# and none says anything of the code under test (pytest-asyncio 0.24's start-up warning that
-# ``asyncio_default_fixture_loop_scope`` is unset: aiosignal 1.3.1; pytest 9.2's ``config.inicfg``
-# deprecation, which plumbum 2.0.2's conftest meets in ``pytest_configure``)
-PYTEST_DEPRECATIONS = "ignore::pytest.PytestDeprecationWarning"
+# what pytest and its plugins say of the way the suite uses and configures them, ignored: under a
+# repository's ``filterwarnings = error`` each ended every run in an INTERNALERROR or before a test
+# was collected, and none says anything of the code under test (pytest-asyncio 0.24's start-up
+# warning that ``asyncio_default_fixture_loop_scope`` is unset: aiosignal 1.3.1; pytest 9.2's
+# ``config.inicfg`` deprecation, which plumbum 2.0.2's conftest meets in ``pytest_configure``; an
+# ini key of a lint plugin gen09 leaves out, "Unknown config option: flake8-max-line-length")
+PYTEST_OWN_WARNINGS = ("pytest.PytestDeprecationWarning", "pytest.PytestConfigWarning")
 
 
 @frozen
