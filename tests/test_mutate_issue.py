@@ -156,6 +156,18 @@ def test_issue_drops_lines_naming_tests(tmp_path):
     failures = {tests[1]: {"message": f"AssertionError: b'{work}/jobs/m1/t[44 chars]le]]' != b''", "trace": []}}
     text = write_issue("simplejson.tool", failures, [tests[1]], tests, "", work / "pristine")
     assert str(work) not in text and "Several documented behaviours" in text
+    # pkginfo 2.0: a mutant imports a path as a module name, and Python cut it at the first dot
+    work = Path("/srv/runs/out/pkginfo-2.0/work")
+    failures = {tests[1]: {"message": "ModuleNotFoundError: No module named '/srv/runs/out/pkginfo-2'",
+                           "trace": [["tests/test_dec.py", 2]]}}
+    text = write_issue("pkginfo.utils", failures, [tests[1]], tests, "", work / "pristine")
+    assert "raises `ModuleNotFoundError`.\n" in text and "/srv" not in text, text
+    failures[tests[1]]["message"] = "AssertionError: assert '/srv/runs/out/pkginfo-2' == 'x'"
+    text = write_issue("pkginfo.utils", failures, [tests[1]], tests, "", work / "pristine")
+    assert "/srv" not in text and "Several documented behaviours" in text, text
+    failures[tests[1]]["message"] = "ModuleNotFoundError: No module named '/usr/lib/python3/x'"
+    assert "`ModuleNotFoundError: No module named '/usr/lib/python3/x'`" in write_issue(
+        "pkginfo.utils", failures, [tests[1]], tests, "", work / "pristine")
 
 
 def test_other_runners_comparisons_read_as_a_result_and_what_was_expected(tmp_path):

@@ -1255,8 +1255,24 @@ def _observation(nodeid: str, failure: dict, message: str, repo: Path, forbidden
             observation, exception = None, "AssertionError"  # the import raised it (icontract 2.7.3)
         elif observation and _asserts_a_constant(repo, failure.get("trace") or ()):
             observation = _PROPERTY  # ``assert False`` after a helper's own comparison: no value to show
+    if _names_the_runs_folder(observation or "", repo.parent):
+        observation = None
+    if _names_the_runs_folder(exception or "", repo.parent):
+        exception = exception.partition(":")[0]
     return tuple(_clean(_ADDRESS.sub(">", _printable(text)), forbidden) if text else None
                  for text in (repro, observation, exception))
+
+
+_ABSOLUTE_PATH = re.compile(r"/[\w.+-]+(?:/[\w.+-]+){2,}")
+
+
+def _names_the_runs_folder(text: str, folder: Path) -> bool:
+    """Whether ``text`` names the folder the runs were made in or a path in it, whole or cut
+    short: a path of this machine tells a reader nothing (pkginfo 2.0 imports a path as a module
+    name when a mutant drops its check, and Python cut it at the first dot: "No module named
+    '/tmp/out/pkginfo-2'")."""
+    folder = str(folder)
+    return any(folder.startswith(path) or path.startswith(folder) for path in _ABSOLUTE_PATH.findall(text))
 
 
 def _steady(first: tuple, again: tuple) -> tuple:
