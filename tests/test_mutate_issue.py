@@ -106,6 +106,23 @@ def test_a_doctests_dotted_name_names_code_not_a_test(tmp_path):
     assert {"TestB", "test_c"} <= set(forbidden_strings([test, "tests/test_a.py::TestB::test_c"], ""))
 
 
+def test_a_test_that_calls_another_test_shows_the_statement_that_failed_in_it(tmp_path):
+    # ConfigArgParse 1.9.0: ``testGlobalInstances_WithName`` runs ``self.testGlobalInstances("name1")``,
+    # a line naming another test: it was dropped, and the issue showed no check at all
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_g.py").write_text(
+        "import unittest\nimport conf\n\n\nclass TestMisc(unittest.TestCase):\n"
+        "    def testGlobalInstances(self, name=None):\n        p = conf.get_parser(name, prog='prog')\n"
+        "        self.assertEqual(p.prog, 'prog')\n\n    def testGlobalInstances_WithName(self):\n"
+        "        self.testGlobalInstances('name1')\n")
+    tests = ["tests/test_g.py::TestMisc::testGlobalInstances", "tests/test_g.py::TestMisc::testGlobalInstances_WithName"]
+    failures = {tests[1]: {"message": "KeyError: 'name1'",
+                           "trace": [["tests/test_g.py", 11], ["tests/test_g.py", 7], ["conf.py", 81]]}}
+    text = write_issue("conf", failures, [tests[1]], tests, "", tmp_path)
+    assert "   p = conf.get_parser(name, prog='prog')\n" in text and "It raises `KeyError: 'name1'`." in text, text
+    assert "testGlobalInstances" not in text
+
+
 def test_a_long_statement_is_cut_at_a_token_boundary():
     text = "assert f(" + ", ".join(f"'item{i}'" for i in range(200)) + ") == 1"
     cut = cut_at_token(text, 100)

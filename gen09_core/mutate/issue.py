@@ -231,13 +231,22 @@ def _clean(line: str, forbidden: list[str]) -> str | None:
     return line
 
 
-def _repro_line(nodeid: str, failure: dict, repo: Path) -> str | None:
-    """The failing statement of the test (whole, up to a few lines), from its source."""
+def _repro_line(nodeid: str, failure: dict, repo: Path, forbidden=()) -> str | None:
+    """The failing statement of the test (whole, up to a few lines), from its source: the first of
+    its frames in the test file whose statement names none of ``forbidden`` (ConfigArgParse 1.9.0's
+    ``testGlobalInstances_WithName`` calls the test method ``testGlobalInstances``, whose
+    statement that failed is the one to show)."""
+    shown = (s for s in _statements(nodeid, failure, repo) if s and _clean(s, forbidden) is not None)
+    return next(shown, None)
+
+
+def _statements(nodeid: str, failure: dict, repo: Path):
+    """The statements of the test file's frames of a failure, the test function's own first."""
     test_file = nodeid.split("::")[0]
     try:
         source = (repo / test_file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
-        return None
+        return
     lines = source.splitlines()
     try:
         tree = ast.parse(source)
@@ -249,16 +258,20 @@ def _repro_line(nodeid: str, failure: dict, repo: Path) -> str | None:
     spans = [(node.lineno, node.end_lineno) for node in (ast.walk(tree) if tree else ())
              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name]
     own = [(path, at) for path, at in frames if any(first <= at + 1 and at <= last for first, last in spans)]
-    for _, lineno in own or frames:
-        if tree and (body := _expected_to_raise(source, tree, lineno)):
-            return body
-        for line in (lineno, lineno + 1):  # the report's line may be 0- or 1-based
-            statement = _statement_at(source, tree, line) if tree else None
-            if statement and (statement.startswith("assert") or "(" in statement):
-                return statement
-        if 0 < lineno <= len(lines):
-            return lines[lineno - 1].strip() or None
-    return None
+    for _, lineno in [*own, *(frame for frame in frames if frame not in own)]:
+        yield _statement_of_frame(source, tree, lines, lineno)
+
+
+def _statement_of_frame(source: str, tree, lines: list[str], lineno: int) -> str | None:
+    """The statement a frame at ``lineno`` ran: a ``with pytest.raises`` block's body, a call or
+    assertion, else the line."""
+    if tree and (body := _expected_to_raise(source, tree, lineno)):
+        return body
+    for line in (lineno, lineno + 1):  # the report's line may be 0- or 1-based
+        statement = _statement_at(source, tree, line) if tree else None
+        if statement and (statement.startswith("assert") or "(" in statement):
+            return statement
+    return lines[lineno - 1].strip() or None if 0 < lineno <= len(lines) else None
 
 
 # pytest's report of a failed doctest: the docstring's lines up to the example's first, numbered (or
@@ -1249,7 +1262,7 @@ def _observation(nodeid: str, failure: dict, message: str, repo: Path, forbidden
     if doctest := _doctest(message, repo / nodeid.partition("::")[0]):
         repro, observation, exception = doctest
     else:
-        repro = _repro_line(nodeid, failure, repo)
+        repro = _repro_line(nodeid, failure, repo, forbidden)
         observation, exception = _symptom(message, nodeid.partition("::")[0], failure.get("trace") or (),
                                           _expected_first(repro))
         if failure.get("phase") == "collect" and observation == _PROPERTY:  # no test's check ran yet:
