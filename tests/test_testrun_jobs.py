@@ -278,3 +278,33 @@ def test_the_doctests_a_repositorys_own_unittest_suites_run_are_collected(runner
             "--doctest-glob=*.txt"]
     done = subprocess.run(both, cwd=repo, env=runner_env.process_env(repo), capture_output=True, text=True)
     assert done.stdout.strip().splitlines()[-1].startswith("4 passed"), done.stdout  # not 6: none twice
+
+
+def test_a_namespace_package_the_installed_project_declares_is_imported_from_the_work_copy(tmp_path):
+    """zc.lockfile 3.0.post1 declares ``namespace_packages=['zc']``: installing it writes a
+    ``*-nspkg.pth`` file that makes ``zc`` the installed copy's alone at start. Its modules were
+    imported from site-packages, so no mutant ran and pytest refused the test module as another
+    file. gen09's plugin puts the work copy's folder first; a changed module fails its test."""
+    from gen09_core.testrun.jobs import TestEnv, install_plugin
+    from gen09_core.testrun.venv import create_venv
+
+    repo = tmp_path / "repo"
+    (repo / "src" / "ns" / "lib").mkdir(parents=True)
+    (repo / "src" / "ns" / "__init__.py").write_text("__import__('pkg_resources').declare_namespace(__name__)\n")
+    (repo / "src" / "ns" / "lib" / "__init__.py").write_text("def half(x):\n    return x // 2\n")
+    (repo / "src" / "ns" / "lib" / "tests.py").write_text(
+        "from ns.lib import half\n\n\ndef test_half():\n    assert half(4) == 2\n")
+    (repo / "setup.py").write_text(
+        "from setuptools import setup\nsetup(name='ns.lib', version='1', packages=['ns', 'ns.lib'],\n"
+        "      package_dir={'': 'src'}, namespace_packages=['ns'])\n")
+    python = create_venv(tmp_path / "venv")
+    pip = subprocess.run([python, "-m", "pip", "install", "-q", "pytest", "setuptools<81", str(repo)],
+                         capture_output=True, text=True)
+    assert pip.returncode == 0, pip.stderr
+    assert list((tmp_path / "venv").glob("lib/python*/site-packages/*-nspkg.pth"))
+    env = TestEnv(python, str(install_plugin(tmp_path / "plugins")), str(tmp_path / "venv"), ("src",),
+                  test_paths=("src/ns/lib/tests.py",))
+    test = "src/ns/lib/tests.py::test_half"
+    assert run_job(env, TestJob("p", str(repo), str(tmp_path / "jobs"))).outcomes == {test: "passed"}
+    changed = {"src/ns/lib/__init__.py": "def half(x):\n    return x // 3\n"}
+    assert run_job(env, TestJob("m", str(repo), str(tmp_path / "jobs"), changed)).outcomes == {test: "failed"}

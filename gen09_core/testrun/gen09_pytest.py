@@ -60,6 +60,23 @@ def _measure_subprocesses():
                       PYTHONPATH=os.pathsep.join(filter(None, (_SUBCOV, os.environ.get("PYTHONPATH")))))
 
 
+def _work_copy_first():
+    """Put the work copy's folders first in the packages a ``*-nspkg.pth`` file made at start:
+    installing a project that declares ``namespace_packages`` (zc.lockfile 3.0.post1's ``zc``)
+    writes one, and it makes ``zc`` the installed copy's alone, so ``zc.lockfile`` was imported
+    from site-packages: mutants never ran, and pytest refused the test module as another file."""
+    roots = [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__path__", None)
+        if "." in name or getattr(module, "__file__", None) is not None or path is None:
+            continue
+        own = (os.path.join(root, name) for root in roots)
+        missing = [folder for folder in own if os.path.isdir(folder) and folder not in path]
+        if missing:
+            module.__path__ = [*missing, *path]
+
+
+_work_copy_first()
 _SUBCOV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen09_subcov")
 if os.environ.get("GEN09_COV_FILE"):
     _start_coverage()  # at import: conftest files and the package import are measured too
