@@ -745,6 +745,13 @@ def test_pytests_own_words_stand_in_for_a_message_of_none(tmp_path):
                                                   "message_again": said.replace("ced0", "1234")}}
     text = write_issue("m", failures, list(failures), [], "", repo)
     assert "`<m.Bool object <unknown>> == <m.Bool object <unknown>>`" in text, text
+    said = "AssertionError: assert <Response at 0x7fdd7d2c9f50 200 OK> in IfRange(<ETag *>)"  # webob 1.8.9
+    failures = {"test/test_priority.py::test_t": {"message": said, "trace": [],
+                                                  "message_again": said.replace("f50", "e21")}}
+    assert "<Response 200 OK>" in write_issue("m", failures, list(failures), [], "", repo)
+    failures = {"test/test_priority.py::test_t": {"message": "m.BadAccess: Bad access at 0x1234: no data",
+                                                  "trace": []}}  # intelhex: an address of the data stays
+    assert "`m.BadAccess: Bad access at 0x1234: no data`" in write_issue("m", failures, list(failures), [], "", repo)
 
 
 def test_nodes_loose_equal_and_a_templates_located_error_read_as_what_went_wrong(tmp_path):

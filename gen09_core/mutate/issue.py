@@ -77,10 +77,11 @@ _NODE_MATCH = re.compile(r"^The input (did not match|was expected to not match) 
                          r"(/.*/\w*)\. Input:\n\n(.+)$", re.S)
 _NODE_MISSING = re.compile(r"^Missing expected (?:exception|rejection)(?: \((\w+)\))?\W")
 _PYTEST_NOT_RAISED = re.compile(r"^Failed: DID NOT RAISE (.+)$")  # pytest.raises met no error (priority 2)
-# an object's default repr, ``<m.Tree object at 0x7f3c2f5bf650>`` (a function's too; or before what a
-# repr adds: zope.schema 8.1's ``<zope.schema._bootstrapfields.Bool object at 0x7fea… <unknown>>``):
-# its address differs on every run
-_ADDRESS = re.compile(r" at 0x[0-9a-f]{4,}(?=>| <)")
+# an object's address in its repr, ``<m.Tree object at 0x7f3c2f5bf650>`` (a function's too; or before
+# what a repr adds: zope.schema 8.1's ``<zope.schema._bootstrapfields.Bool object at 0x7fea… <unknown>>``,
+# webob 1.8.9's ``<Response at 0x7fdd7d2c9f50 200 OK>``): it differs on every run. Only inside ``<…>``:
+# intelhex's "Bad access at 0x0" is a value of the data
+_ADDRESS = re.compile(r"(<[^<>\n]*?) at 0x[0-9a-f]{4,}(?=[ >])")
 # a call of a function pytest printed by its repr (a local name holds it): ``<function get_in at 0x7f…>(``
 _FUNCTION_PRINT = re.compile(r"^<function ([\w.]+) at 0x[0-9a-f]+>\(")
 # pytest.raises(match=...) and unittest's assertRaisesRegex meeting another message, and
@@ -478,8 +479,8 @@ def _result(actual: str, expected: str, subject: str = "a result") -> str:
 
 def _printed_alike(one: str, other: str) -> str | None:
     """The print two values share once objects' addresses are left out, or None where they differ."""
-    shown = _ADDRESS.sub("", one)
-    return shown if shown == _ADDRESS.sub("", other) else None
+    shown = _ADDRESS.sub(r"\1", one)
+    return shown if shown == _ADDRESS.sub(r"\1", other) else None
 
 
 def _check(text: str) -> str:
@@ -1273,7 +1274,7 @@ def _observation(nodeid: str, failure: dict, message: str, repo: Path, forbidden
         observation = None
     if _names_the_runs_folder(exception or "", repo.parent):
         exception = exception.partition(":")[0]
-    return tuple(_clean(_ADDRESS.sub("", _printable(text)), forbidden) if text else None
+    return tuple(_clean(_ADDRESS.sub(r"\1", _printable(text)), forbidden) if text else None
                  for text in (repro, observation, exception))
 
 
