@@ -548,3 +548,19 @@ def test_suite_doctests_outside_the_ini_testpaths_are_not_named(tmp_path):
                                             "--gen09-doctest=tests/test_a.py")
     (tmp_path / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n")
     assert detect(tmp_path).pytest_args == ("--gen09-doctest=tests/test_a.py",)
+
+
+def test_a_namespace_package_is_looked_for_only_when_it_holds_every_test_file(tmp_path):
+    """Told to look for namespace packages, pytest would name a test folder without ``__init__.py``
+    as one too (``tests.test_a``) and stop putting it on ``sys.path``, so its modules could no
+    longer import their neighbours: the option is given only where every test file lies in the
+    namespace."""
+    repo = _repo(tmp_path, {"src/ns/lib/__init__.py": "", "src/ns/lib/tests/__init__.py": "",
+                            "src/ns/lib/tests/test_lib.py": "", "setup.cfg": "[options]\npackage_dir =\n    =src\n"})
+    assert detect(repo).pytest_args == ("--override-ini=consider_namespace_packages=true",)
+    (repo / "tests").mkdir()
+    (repo / "tests" / "conftest.py").write_text("")
+    assert detect(repo).pytest_args == ()
+    (repo / "tests" / "conftest.py").unlink()
+    (repo / "src" / "ns" / "tool.py").write_text("")  # a module of its own: a folder of code, no namespace
+    assert detect(repo).pytest_args == ()

@@ -308,3 +308,29 @@ def test_a_namespace_package_the_installed_project_declares_is_imported_from_the
     assert run_job(env, TestJob("p", str(repo), str(tmp_path / "jobs"))).outcomes == {test: "passed"}
     changed = {"src/ns/lib/__init__.py": "def half(x):\n    return x // 3\n"}
     assert run_job(env, TestJob("m", str(repo), str(tmp_path / "jobs"), changed)).outcomes == {test: "failed"}
+
+
+def test_the_tests_of_a_namespace_packages_project_are_imported_by_their_full_name(runner_env, tmp_path):
+    """zope.datetime 6.0 keeps its tests in ``src/zope/datetime/tests`` and ``src/zope`` has no
+    ``__init__.py`` (a PEP 420 namespace). pytest named the module ``datetime.tests.test_datetime``,
+    the standard library's ``datetime`` hid it, and no test ran: "no stable passing tests". gen09
+    detects the namespace and has pytest look for it; a changed module fails its test."""
+    from attrs import evolve
+
+    from gen09_core.testrun.detect import detect
+
+    repo = tmp_path / "repo"
+    tests = repo / "src" / "ns" / "json" / "tests"
+    tests.mkdir(parents=True)
+    (tests.parent / "__init__.py").write_text("def half(x):\n    return x // 2\n")
+    (tests / "__init__.py").write_text("")
+    (tests / "test_half.py").write_text("from ns.json import half\n\n\ndef test_half():\n    assert half(4) == 2\n")
+    (repo / "pyproject.toml").write_text('[project]\nname = "ns.json"\nversion = "1"\n')
+    recipe = detect(repo)
+    assert recipe.pythonpath[0] == "src" and "src/ns: no __init__.py" in recipe.summary()
+    env = evolve(runner_env, pythonpath=recipe.pythonpath, pytest_args=recipe.pytest_args)
+    assert run_job(env, TestJob("whole", str(repo), str(tmp_path / "jobs"))).outcomes == {
+        "src/ns/json/tests/test_half.py::test_half": "passed"}
+    broken = run_job(env, TestJob("m", str(repo), str(tmp_path / "jobs"),
+                                  {"src/ns/json/__init__.py": "def half(x):\n    return x\n"}))
+    assert broken.outcomes == {"src/ns/json/tests/test_half.py::test_half": "failed"}

@@ -194,6 +194,11 @@ def detect(repo: Path) -> PythonRecipe:
         found.add(f"run the doctests of {', '.join(sorted(suites))}", "; ".join(sorted(set(suites.values()))))
         pytest_args += tuple(f"--gen09-doctest={path}" for path in sorted(suites))
         test_paths += tuple(sorted(suites)) if test_paths else ()
+    namespaces = _namespace_roots(repo, pythonpath, test_paths)
+    if namespaces:
+        found.add("name test modules with their namespace package (-o consider_namespace_packages=true)",
+                  f"{', '.join(namespaces)}: no __init__.py, and every test file lies in it")
+        pytest_args += ("--override-ini=consider_namespace_packages=true",)
     env = _scm_env(repo, pyproject)
     if env:
         found.add(", ".join(f"{k}={v}" for k, v in env.items()),
@@ -350,6 +355,26 @@ def _suite_files(repo: Path, rel: Path, name: str, call: ast.Call, imported: dic
     files = [Path(os.path.normpath(base / arg.value)) for arg in call.args
              if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
     return [f.as_posix() for f in files if (repo / f).is_file() and not f.as_posix().startswith("..")]
+
+
+def _namespace_roots(repo: Path, pythonpath: tuple[str, ...], test_paths: tuple[str, ...]) -> list[str]:
+    """The namespace packages (PEP 420) whose packages hold every test file and ``conftest.py``: a
+    folder at the top of an import root with no ``__init__.py`` and no module, holding packages
+    (zope.datetime 6.0's ``src/zope``). pytest names such a package's modules without the
+    namespace unless told to look for it: ``src/zope/datetime/tests/test_datetime.py`` became
+    ``datetime.tests.test_datetime``, which the standard library's ``datetime`` hides, and no test
+    ran. Empty where some test file lies elsewhere: there the option would name a test folder
+    without ``__init__.py`` as a package, and its modules would no longer import their neighbours."""
+    roots = {(repo / root).resolve() for root in pythonpath}
+    found = [folder for root in sorted(roots) if root.is_dir() for folder in sorted(root.iterdir())
+             if folder.is_dir() and folder not in roots and folder.name.isidentifier()
+             and not any(folder.glob("*.py")) and any(folder.glob("*/__init__.py"))]
+    tests = [rel for name in ("test_*.py", "*_test.py", "conftest.py") for rel in _own_files(repo, name)]
+    tests += [Path(path) for path in test_paths]
+    homes = [[folder for folder in found if folder in (repo / rel).resolve().parents] for rel in tests]
+    if not tests or not all(homes):
+        return []
+    return sorted({home[0].relative_to(repo.resolve()).as_posix() for home in homes})
 
 
 def _own_files(repo: Path, name: str):
