@@ -757,6 +757,11 @@ def test_pytests_own_words_stand_in_for_a_message_of_none(tmp_path):
     failures = {"test/test_priority.py::test_t": {"message": said, "trace": [],
                                                   "message_again": said.replace("f50", "e21")}}
     assert "<Response 200 OK>" in write_issue("m", failures, list(failures), [], "", repo)
+    said = "AssertionError: <function f.<locals>.g at 0x7f1727c86ac0> is not an instance of <class 'm.F'>"
+    failures = {"test/test_priority.py::test_t": {"message": said, "trace": [],  # zope.component 7.1
+                                                  "message_again": said.replace("6ac0", "67a0")}}
+    assert "`<function f.<locals>.g> is not an instance of <class 'm.F'>`" in write_issue(
+        "m", failures, list(failures), [], "", repo)
     failures = {"test/test_priority.py::test_t": {"message": "m.BadAccess: Bad access at 0x1234: no data",
                                                   "trace": []}}  # intelhex: an address of the data stays
     assert "`m.BadAccess: Bad access at 0x1234: no data`" in write_issue("m", failures, list(failures), [], "", repo)

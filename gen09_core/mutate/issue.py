@@ -80,8 +80,9 @@ _PYTEST_NOT_RAISED = re.compile(r"^Failed: DID NOT RAISE (.+)$")  # pytest.raise
 # an object's address in its repr, ``<m.Tree object at 0x7f3c2f5bf650>`` (a function's too; or before
 # what a repr adds: zope.schema 8.1's ``<zope.schema._bootstrapfields.Bool object at 0x7fea… <unknown>>``,
 # webob 1.8.9's ``<Response at 0x7fdd7d2c9f50 200 OK>``): it differs on every run. Only inside ``<…>``:
-# intelhex's "Bad access at 0x0" is a value of the data
-_ADDRESS = re.compile(r"(<[^<>\n]*?) at 0x[0-9a-f]{4,}(?=[ >])")
+# intelhex's "Bad access at 0x0" is a value of the data. A local function's ``<locals>`` may come
+# before it (zope.component 7.1's ``<function protectedFactory.<locals>.factory at 0x7f17…>``)
+_ADDRESS = re.compile(r"(<(?:[^<>\n]|<locals>)*?) at 0x[0-9a-f]{4,}(?=[ >])")
 # a call of a function pytest printed by its repr (a local name holds it): ``<function get_in at 0x7f…>(``
 _FUNCTION_PRINT = re.compile(r"^<function ([\w.]+) at 0x[0-9a-f]+>\(")
 # pytest.raises(match=...) and unittest's assertRaisesRegex meeting another message, and
