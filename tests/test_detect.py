@@ -544,10 +544,10 @@ def test_suite_doctests_outside_the_ini_testpaths_are_not_named(tmp_path):
         "import doctest\nimport pkg.sub as alias\n\n\ndef load_tests(loader, tests, pattern):\n"
         "    return doctest.DocTestSuite(alias), doctest.DocTestSuite('pkg'), doctest.DocTestSuite()\n")
     (tmp_path / "pkg" / "sub.py").write_text("")
-    assert detect(tmp_path).pytest_args == ("--gen09-doctest=pkg/__init__.py", "--gen09-doctest=pkg/sub.py",
-                                            "--gen09-doctest=tests/test_a.py")
+    assert detect(tmp_path).pytest_args == tuple(f"--gen09-doctest={path}::tests.test_a" for path in (
+        "pkg/__init__.py", "pkg/sub.py", "tests/test_a.py"))
     (tmp_path / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n")
-    assert detect(tmp_path).pytest_args == ("--gen09-doctest=tests/test_a.py",)
+    assert detect(tmp_path).pytest_args == ("--gen09-doctest=tests/test_a.py::tests.test_a",)
 
 
 def test_a_namespace_package_is_looked_for_only_when_it_holds_every_test_file(tmp_path):

@@ -192,7 +192,8 @@ def detect(repo: Path) -> PythonRecipe:
     suites = _walked(_suite_doctests(repo, pythonpath), pytest_ini(repo, pyproject, setup_cfg)[0], test_paths)
     if suites:
         found.add(f"run the doctests of {', '.join(sorted(suites))}", "; ".join(sorted(set(suites.values()))))
-        pytest_args += tuple(f"--gen09-doctest={path}" for path in sorted(suites))
+        builders = _suite_builders(repo, suites, pythonpath)
+        pytest_args += tuple(f"--gen09-doctest={path}{builders.get(path, '')}" for path in sorted(suites))
         test_paths += tuple(sorted(suites)) if test_paths else ()
     namespaces = _namespace_roots(repo, pythonpath, test_paths)
     if namespaces:
@@ -305,6 +306,22 @@ def _suite_doctests(repo: Path, pythonpath: tuple[str, ...]) -> dict[str, str]:
                 for path in _suite_files(repo, rel, name, call, imported, pythonpath):
                     found.setdefault(path, said)
     return found
+
+
+def _suite_builders(repo: Path, suites: dict[str, str], pythonpath: tuple[str, ...]) -> dict[str, str]:
+    """``::MODULE`` for each suite file: the dotted module whose ``test_suite()`` or ``load_tests``
+    builds the suite, which gen09's plugin calls to run those doctests as the suite would, with
+    its ``setUp``, globs and option flags (zope.lifecycleevent 6.0's ``handling.rst`` needs its
+    ``setUp``; a ``DocFileSuite`` gives no ``__name__``, and zope.testing 6.2's ``module.txt``
+    checks that). None where the module is on no import root."""
+    builders = {}
+    for path, said in suites.items():
+        caller = Path(said.partition(": ")[0])
+        dotted = [".".join(caller.relative_to(root).with_suffix("").parts) for root in pythonpath
+                  if Path(root) in caller.parents or root == "."]
+        if dotted:
+            builders[path] = f"::{dotted[0]}"
+    return builders
 
 
 def _walked(files: dict[str, str], ini: dict, test_paths: tuple[str, ...]) -> dict[str, str]:

@@ -144,10 +144,12 @@ def pytest_load_initial_conftests(early_config, parser, args):
 
 
 def pytest_addoption(parser):
-    """``--gen09-doctest=PATH``: collect the doctests of the module or text file ``PATH`` too."""
-    parser.addoption("--gen09-doctest", action="append", default=[], metavar="PATH",
+    """``--gen09-doctest=PATH[::MODULE]``: collect the doctests of the module or text file ``PATH``
+    too, run as the suite ``MODULE`` builds runs them where it is named."""
+    parser.addoption("--gen09-doctest", action="append", default=[], metavar="PATH[::MODULE]",
                      help="collect the doctests of this module or text file (one the repository's "
-                          "own unittest suites run with DocTestSuite / DocFileSuite)")
+                          "own unittest suites run with DocTestSuite / DocFileSuite); with ::MODULE, "
+                          "run them with the setUp, globs and option flags of the suite MODULE builds")
 
 
 def _doctests_of(file_path, parent):
@@ -155,8 +157,10 @@ def _doctests_of(file_path, parent):
     doctest options (``--doctest-modules``, ``--doctest-glob``) would not collect it."""
     config = parent.config
     root = str(config.invocation_params.dir)
-    named = {os.path.normpath(os.path.join(root, path)) for path in config.getoption("gen09_doctest")}
-    if os.path.normpath(str(file_path)) not in named:
+    named = {os.path.normpath(os.path.join(root, path)): builder for path, _, builder in
+             (option.partition("::") for option in config.getoption("gen09_doctest"))}
+    builder = named.get(os.path.normpath(str(file_path)))
+    if builder is None:
         return None
     from _pytest import doctest
 
@@ -164,7 +168,79 @@ def _doctests_of(file_path, parent):
     globs = config.getoption("doctestglob") or ["test*.txt"]
     if config.option.doctestmodules if module else any(fnmatch.fnmatch(file_path.name, g) for g in globs):
         return None
-    return (doctest.DoctestModule if module else doctest.DoctestTextfile).from_parent(parent, path=file_path)
+    base = doctest.DoctestModule if module else doctest.DoctestTextfile
+    collector = (_as_the_suite_runs(base) if builder else base).from_parent(parent, path=file_path)
+    collector.builder = builder
+    return collector
+
+
+@functools.cache
+def _as_the_suite_runs(base):
+    """A subclass of pytest's doctest collector ``base`` whose items are the doctest cases of the
+    suites the module ``builder`` builds (its ``test_suite()``, its ``load_tests``) for the file: each
+    runs with the suite's globs, option flags and checker, inside its ``setUp`` and ``tearDown``
+    (zope.lifecycleevent 6.0's ``handling.rst`` needs its ``setUp``). Where the module makes no
+    such case, pytest's own doctests of the file."""
+    from _pytest import doctest as pytest_doctest
+
+    class SuiteDoctest(pytest_doctest.DoctestItem):
+        def runtest(self):
+            case, failures = self.case, []
+            pytest_doctest._check_all_skipped(self.dtest)
+            if case._dt_setUp is not None:
+                case._dt_setUp(self.dtest)
+            try:  # the globs kept for the tearDown, as unittest's own run keeps them
+                self.runner.run(self.dtest, out=failures, clear_globs=False)
+                if failures:
+                    raise pytest_doctest.MultipleDoctestFailures(failures)
+            finally:
+                if case._dt_tearDown is not None:
+                    case._dt_tearDown(self.dtest)
+                self.dtest.globs.clear()
+                self.dtest.globs.update(case._dt_globs)
+
+    class SuiteDoctests(base):
+        builder = ""
+
+        def collect(self):
+            cases = _suite_cases(self.builder, os.path.normpath(str(self.path)))
+            if not cases:
+                yield from super().collect()
+            for case in cases:
+                runner = pytest_doctest._get_runner(
+                    checker=case._dt_checker or pytest_doctest._get_checker(), verbose=False,
+                    optionflags=case._dt_optionflags,
+                    continue_on_failure=pytest_doctest._get_continue_on_failure(self.config))
+                test = case._dt_test
+                item = SuiteDoctest.from_parent(self, name=test.name, runner=runner, dtest=test)
+                item.case = case
+                yield item
+
+    return SuiteDoctests
+
+
+def _suite_cases(builder, path):
+    """The doctest cases of the file ``path`` in the suites the module ``builder`` builds (its
+    ``test_suite()`` and its ``load_tests``), one per doctest name; none where they cannot be built."""
+    import doctest
+    import importlib
+    import unittest
+
+    try:
+        module = importlib.import_module(builder)
+        stack = [module.test_suite()] if callable(getattr(module, "test_suite", None)) else []
+        if callable(getattr(module, "load_tests", None)):
+            stack.append(module.load_tests(unittest.TestLoader(), unittest.TestSuite(), None))
+    except Exception:  # noqa: BLE001 - the doctests are then collected as pytest would
+        return []
+    cases = {}
+    while stack:
+        test = stack.pop(0)
+        if isinstance(test, unittest.TestSuite):
+            stack[:0] = list(test)  # in the suite's order
+        elif isinstance(test, doctest.DocTestCase) and os.path.normpath(test._dt_test.filename or "") == path:
+            cases.setdefault(test._dt_test.name, test)
+    return list(cases.values())
 
 
 if getattr(pytest, "version_tuple", (0,)) >= (7,):  # before 7 the hook had no ``file_path``
