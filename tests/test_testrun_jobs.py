@@ -284,6 +284,9 @@ def test_the_doctests_a_repositorys_own_unittest_suites_run_are_collected(runner
             "--doctest-glob=*.txt"]
     done = subprocess.run(both, cwd=repo, env=runner_env.process_env(repo), capture_output=True, text=True)
     assert done.stdout.strip().splitlines()[-1].startswith("1 failed, 3 passed"), done.stdout  # not 6: none twice
+    named = [sys.executable, "-m", "pytest", *runner_env.pytest_options(), *recipe.pytest_args, "tests", "README.txt"]
+    done = subprocess.run(named, cwd=repo, env=runner_env.process_env(repo), capture_output=True, text=True)
+    assert done.stdout.strip().splitlines()[-1].startswith("3 passed"), done.stdout  # pytest's own, of a named file, dropped
 
 
 def test_a_namespace_package_the_installed_project_declares_is_imported_from_the_work_copy(tmp_path):

@@ -244,9 +244,17 @@ def _suite_cases(builder, path):
 
 
 if getattr(pytest, "version_tuple", (0,)) >= (7,):  # before 7 the hook had no ``file_path``
+    @pytest.hookimpl(hookwrapper=True)
     def pytest_collect_file(file_path, parent):
-        """The doctests ``--gen09-doctest`` names (see ``_doctests_of``)."""
-        return _doctests_of(file_path, parent)
+        """The doctests ``--gen09-doctest`` names (see ``_doctests_of``). A text file gen09 also
+        names as a path to run, pytest's doctest plugin collects too, with none of the suite's
+        setUp: that collection is dropped, or each doctest ran twice (zope.testing 6.2)."""
+        outcome = yield
+        ours = _doctests_of(file_path, parent)
+        if ours is not None:
+            from _pytest.doctest import DoctestTextfile
+
+            outcome.force_result([*(c for c in outcome.get_result() if type(c) is not DoctestTextfile), ours])
 
 
 def pytest_configure(config):
