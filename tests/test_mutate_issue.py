@@ -765,6 +765,11 @@ def test_pytests_own_words_stand_in_for_a_message_of_none(tmp_path):
     failures = {"test/test_priority.py::test_t": {"message": "m.BadAccess: Bad access at 0x1234: no data",
                                                   "trace": []}}  # intelhex: an address of the data stays
     assert "`m.BadAccess: Bad access at 0x1234: no data`" in write_issue("m", failures, list(failures), [], "", repo)
+    said = ('zope.configuration.xmlconfig.ZopeXMLConfigurationError: File "<string>", line 6.12-6.60\n'
+            "    TypeError: unsupported operand type(s) for -: 'str' and 'str'")  # zope.i18n 6.0
+    failures = {"test/test_priority.py::test_t": {"message": said, "trace": []}}
+    assert ("raises `zope.configuration.xmlconfig.ZopeXMLConfigurationError: TypeError: unsupported operand type(s)"
+            " for -: 'str' and 'str'`.") in write_issue("m", failures, list(failures), [], "", repo)
 
 
 def test_nodes_loose_equal_and_a_templates_located_error_read_as_what_went_wrong(tmp_path):

@@ -141,6 +141,11 @@ _RUST_TESTS = re.compile(r"^(?:.*/)?(?:tests|benches)/")  # a panic there is the
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # kept out of the text: a mutant may print raw memory
 # C's assert() as glibc prints it: ``prog: /path/src/load.c:223: stream_unget: Assertion `x' failed.``
 _C_ASSERT = re.compile(r"^\S+: \S+:\d+: (\w+): Assertion `(.+)' failed\.$")
+# an error that says only where in a file the code failed, and what was raised on its last, indented
+# line (zope.configuration's ``ZopeXMLConfigurationError: File "<string>", line 6.12-6.60`` then
+# ``    TypeError: …``): what was raised is the one that tells
+_WRAPPED = re.compile(r'^([\w.]+): File "[^"\n]*", line [\d.-]+$')
+_WRAPPED_CAUSE = re.compile(r"^\s+([\w.]+: .+)$")
 # where a C test printed its failure (``test_array.c:42: ``): the test's own file, which must not show
 _LOCATION = re.compile(r"^[\w./-]+\.\w+:\d+:(?:\d+:)?\s+")
 # an error a template engine rethrows with the template's place and lines (mde/ejs:
@@ -1094,6 +1099,8 @@ def _symptom(message: str, test_file: str = "", trace=(),
                 or _alike(first) or _labelled(first, lines) or _check(first)), None
     if match := _C_ASSERT.match(first):
         return None, f"Assertion '{match.group(2)}' failed in {match.group(1)}()"[:300]
+    if (match := _WRAPPED.match(first)) and (cause := _WRAPPED_CAUSE.match(lines[-1])):
+        return None, f"{match.group(1)}: {cause.group(1)}"[:300]
     return None, _LOCATION.sub("", first)[:300]
 
 
