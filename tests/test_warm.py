@@ -53,13 +53,17 @@ def test_area():
 
 def test_state_is_fresh():
     assert lib.STATE["calls"] == 0 and "GEN09_LEAK" not in os.environ
-    assert not os.path.exists("leaked.txt")
+    assert not os.path.exists("leaked.txt") and not os.path.exists("leaked")
 
 
 def test_leaks():
     lib.STATE["calls"] += 100
     os.environ["GEN09_LEAK"] = "1"
     open("leaked.txt", "w").write("x")
+    os.makedirs("leaked/empty")  # backports.tarfile 1.2.0's TESTFN folder, left by a mutant
+    open("leaked/made.py", "w").write("x = 1")
+    __import__("sys").path.insert(0, "leaked")
+    __import__("made")  # its ``__pycache__``
 '''
 
 IDS = tuple(f"tests/test_lib.py::test_{n}" for n in ("add", "area", "leaks", "scale", "state_is_fresh"))

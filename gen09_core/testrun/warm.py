@@ -59,10 +59,12 @@ PLUGIN = "gen09_warm"
 
 
 def _tree_state(root: Path) -> dict:
-    """``{relative path: (size, mtime)}`` of every file under ``root`` (``__pycache__`` left out)."""
+    """``{relative path: (size, mtime)}`` of every file under ``root``, and ``{relative path + "/":
+    None}`` of every folder (``__pycache__`` left out)."""
     state, prefix = {}, len(str(root)) + 1
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
+        state.update(dict.fromkeys((os.path.join(folder, name)[prefix:] + "/" for name in dirs), None))
         for name in files:
             path = os.path.join(folder, name)
             info = os.lstat(path)
@@ -143,12 +145,18 @@ class Worker(Served):
         return evolve(judge_record(job, record, finished), runner="warm")
 
     def _restore(self) -> None:
-        """Undo whatever the child wrote into the worker's folder."""
+        """Undo whatever the child wrote into the worker's folder, new folders too: backports.tarfile
+        1.2.0's tests make ``@test_<pid>_tmp…`` folders, the pid is the worker's in every child, and
+        one a mutant left made each later child's tests fail with ``IsADirectoryError``."""
         now = _tree_state(self.folder)
-        for rel in now.keys() - self.state.keys():
-            (self.folder / rel).unlink()
+        for rel in sorted(now.keys() - self.state.keys(), reverse=True):  # a folder after what it holds
+            path = self.folder / rel
+            if rel.endswith("/") and not path.is_symlink():
+                shutil.rmtree(path)  # with the ``__pycache__`` an import made in it
+            else:
+                path.unlink()
         for rel, info in self.state.items():
-            if now.get(rel) != info:
+            if info is not None and now.get(rel) != info:
                 target = self.folder / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(self.source / rel, target)
