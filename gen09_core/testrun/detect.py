@@ -318,7 +318,7 @@ def _suite_builders(repo: Path, suites: dict[str, str], pythonpath: tuple[str, .
     for path, said in suites.items():
         caller = Path(said.partition(": ")[0])
         dotted = [".".join(caller.relative_to(root).with_suffix("").parts) for root in pythonpath
-                  if Path(root) in caller.parents or root == "."]
+                  if Path(root) in caller.parents]
         if dotted:
             builders[path] = f"::{dotted[0]}"
     return builders
