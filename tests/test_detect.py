@@ -306,6 +306,17 @@ def test_nested_test_modules_are_named_too(tmp_path):
 
 
 
+def test_a_tests_script_holding_test_cases_is_named_when_pytest_would_find_no_test_file(tmp_path):
+    # feedparser 6.0.14's sdist: its only tests are the TestCase classes of tests/runtests.py, a
+    # script its tox.ini runs; a runtests.py that only calls another runner is no test module
+    files = {"setup.py": "from setuptools import setup\nsetup(name='fp')\n", "fp.py": "X = 1\n",
+             "tests/runtests.py": "import unittest\nclass BaseTestCase(unittest.TestCase):\n    pass\n",
+             "runtests.py": "import sys\nsys.exit(0)\n", "docs/alltests.py": "class A(object):\n    pass\n"}
+    recipe = detect(_repo(tmp_path / "a", files))
+    assert recipe.test_paths == ("tests/runtests.py",)
+    assert detect(_repo(tmp_path / "b", {**files, "tests/test_x.py": ""})).test_paths == ()
+
+
 def test_unittest_named_modules_are_named_when_pytest_would_find_no_test_file(tmp_path):
     # ply 3.11's test/testlex.py and parsedatetime 2.6's tests/TestDelta.py: unittest's names, which
     # pytest's default pattern misses (parsedatetime's run said "use a source that ships its tests")

@@ -772,6 +772,59 @@ def test_pytests_own_words_stand_in_for_a_message_of_none(tmp_path):
             " for -: 'str' and 'str'`.") in write_issue("m", failures, list(failures), [], "", repo)
 
 
+FAILED_BY_THE_TEST = '''
+    import traceback
+
+    import pytest
+
+
+    def render(name):
+        return f"<div>{name}</div>\\n<span>bad</span>" if name else {}[name]
+
+
+    def test_no_error():
+        try:
+            render("x")
+        except KeyError:
+            return
+        pytest.fail("Expected exception")
+
+
+    def test_output():
+        got, expected = render("x").splitlines(), ["<div>x</div>", "<span>ok</span>"]
+        if got != expected:
+            shown = "\\n".join(f"    {ln}" for ln in expected) + "\\nGot:\\n" + "\\n".join(f"    {ln}" for ln in got)
+            pytest.fail(f"(inputs/x.pt) - \\nExpected:\\n{shown}\\n\\nCode:\\nsource = 1")
+
+
+    def test_raised():
+        try:
+            render("")
+        except KeyError:
+            pytest.fail(traceback.format_exc())
+'''
+
+
+def test_a_tests_own_pytest_fail_reads_as_a_failed_check_or_what_was_raised(tmp_path):
+    """chameleon 4.6.0's tests call ``pytest.fail(...)`` themselves: with their words ("raises `Failed:
+    Expected exception.`"), with doctest's ``Expected:`` and ``Got:`` blocks of a rendered template
+    ("raises `Failed: (inputs/001-variable-scope.pt) -`"), or with the traceback of what rendering
+    raised. A real pytest run."""
+    repo = _observed_in_a_real_run(tmp_path, FAILED_BY_THE_TEST, {
+        "test_no_error": "the check reports `Expected exception`.",
+        "test_output": "part of a result is `<span>bad</span>` where `<span>ok</span>` is expected.",
+        "test_raised": re.compile(r"raises `KeyError: ''`\.")})
+    said = "Failed: (inputs/039-globals.pt) - \nExpected nothing\nGot:\n    <tal:x />\n\nCode:\nx = 1"
+    failures = {"test/test_t.py::test_t": {"message": said, "trace": []}}
+    assert "Observed: a result holds `<tal:x />`, which is not expected.\n" in write_issue(
+        "m", failures, list(failures), [], "", repo)
+    said = ('Failed: Traceback (most recent call last):\n  File "t.py", line 3, in render\n'
+            "FileNotFoundError: [Errno 2] No such file\n\nDuring handling of the above exception, another "
+            'exception occurred:\n\nTraceback (most recent call last):\n  File "t.py", line 9, in f\n…')
+    failures = {"test/test_t.py::test_t": {"message": said, "trace": []}}  # cut short: the first it shows
+    assert "raises `FileNotFoundError: [Errno 2] No such file`." in write_issue(
+        "m", failures, list(failures), [], "", repo)
+
 def test_nodes_loose_equal_and_a_templates_located_error_read_as_what_went_wrong(tmp_path):
     """mde/ejs (mocha, node's assert.equal): issues said "raises `'<p>New</p>' == '<p>Old</p>'`", and
     "raises `examples/output-function.ejs:2`", the first line of an error ejs rethrows with the template's

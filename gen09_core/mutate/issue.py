@@ -1057,6 +1057,12 @@ def _symptom(message: str, test_file: str = "", trace=(),
         return _check(first), None
     if (thrown := _JS_THROWN.match(message.strip())) and _TEST_CODE.search(thrown.group("path")):
         return _check(" ".join(thrown.group("said").split())), None
+    if first.startswith("Failed: "):  # the test's own pytest.fail(): a failed check, unless it shows
+        # the traceback of what a call raised (its last exception; the first where it was cut short)
+        shown = first == f"Failed: {_TRACEBACK_HEAD}"
+        if shown and (raised := _raised(lines) or next(filter(_EXCEPTION_LINE.match, lines[1:]), None)):
+            return None, raised.strip()
+        return _failed_call(message), None
     failed_check = first.startswith("AssertionError")
     if failed_check:
         first = first[len("AssertionError"):].lstrip(":").strip()
@@ -1102,6 +1108,22 @@ def _symptom(message: str, test_file: str = "", trace=(),
     if (match := _WRAPPED.match(first)) and (cause := _WRAPPED_CAUSE.match(lines[-1])):
         return None, f"{match.group(1)}: {cause.group(1)}"[:300]
     return None, _LOCATION.sub("", first)[:300]
+
+
+def _failed_call(message: str) -> str:
+    """The observation of a test's own ``pytest.fail(...)`` (``message``, from ``Failed: ``): its
+    words, or the first difference of the ``Expected:`` and ``Got:`` blocks it shows as doctest
+    does (chameleon 4.6.0's template tests: "Failed: (inputs/001-variable-scope.pt) -")."""
+    first, _, rest = message.strip().removeprefix("Failed: ").partition("\n")
+    report = rest.splitlines()
+    at = next((at for at, ln in enumerate(report) if ln in ("Expected:", "Expected nothing")), None)
+    if at is not None:
+        sides = _doctest_sides(report[at:])
+        expected, got = ([ln.replace("<BLANKLINE>", "") for ln in side] for side in sides)
+        body = [ln for ln in difflib.ndiff(expected, got) if not ln.startswith("? ")]
+        if said := _diff_observation(body, "+", "-"):
+            return said
+    return _check(first.strip())
 
 
 def _failed_clause(first: str, lines: list[str]) -> list[str] | None:

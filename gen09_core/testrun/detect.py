@@ -413,9 +413,16 @@ def unittest_named_files(repo: Path) -> list[str]:
     """The repository's ``test*.py`` and ``Test*.py`` files (anywhere, outside hidden folders) that
     pytest's default ``test_*.py`` misses: jsonpointer 3.0.0's sdist keeps its tests in a root
     ``tests.py``, decorator 5.1.1's in ``src/tests/test.py``, ply 3.11's in ``test/testlex.py``,
-    parsedatetime 2.6's in ``tests/TestDelta.py`` and the like."""
-    return sorted(rel.as_posix() for pattern in ("test*.py", "Test*.py") for rel in _own_files(repo, pattern)
-                  if not rel.name.startswith("test_"))
+    parsedatetime 2.6's in ``tests/TestDelta.py`` and the like; and the ``*tests.py`` scripts that
+    define ``TestCase`` classes (feedparser 6.0.14's ``tests/runtests.py``)."""
+    named = {rel for pattern in ("test*.py", "Test*.py") for rel in _own_files(repo, pattern)
+             if not rel.name.startswith("test_")}
+    scripts = {rel for rel in _own_files(repo, "*tests.py") if rel not in named
+               and _TEST_CASE.search((repo / rel).read_text(encoding="utf-8", errors="replace"))}
+    return sorted(rel.as_posix() for rel in named | scripts)
+
+
+_TEST_CASE = re.compile(r"^class \w+\([\w.]*TestCase\)", re.M)
 
 
 # -- reading files ----------------------------------------------------------------------
