@@ -1119,6 +1119,14 @@ TRUTHS = '''
 
     def test_membership():
         assert "a" not in "abc"
+
+
+    def score(n):
+        return n * 30821.24
+
+
+    def test_rounded():
+        assert round(score(2), 3) == 5.82
 '''
 
 
@@ -1131,7 +1139,9 @@ def test_a_failed_truth_check_names_the_value_and_the_call(tmp_path):
         "test_plain": "`check(0)` returns `[]` where a truthy value is expected.",
         "test_method": re.compile(r"Observed: (`full\(\)` returns|a result is) `True` where a falsy value is "
                                   r"expected\.\n"),  # pytest 9 names ``full()``, older ones the bound method
-        "test_membership": "`'abc'` holds `'a'`, though it is expected not to."})
+        "test_membership": "`'abc'` holds `'a'`, though it is expected not to.",
+        # textstat 0.7.13: "`round(61642.48, 3)` returns `61642.48`": not the call that gave the value
+        "test_rounded": "`score(2)` returns `61642.48`, but `5.82` is expected."})
 
 
 IDENTITIES = '''

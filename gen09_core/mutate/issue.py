@@ -897,8 +897,13 @@ def _named(calls: list[str]) -> list[str]:
 
 
 def _call(value: str, lines: list[str]) -> str | None:
-    """The first call ``_calls`` names as giving ``value`` that is not an object's print, or None."""
-    return next(iter(_named(_calls(value, lines))), None)
+    """The first call ``_calls`` names as giving ``value`` that is not an object's print, nor given
+    ``value`` itself where another call gave it that (``round(61642.48, 3)`` of textstat 0.7.13's
+    ``round(f(text), 3) == 5.82``), or None."""
+    calls = _calls(value, lines)
+    given = (f"{value},", f"{value})")
+    return next(iter(_named([call for call in calls if len(calls) == 1 or not
+                             call.partition("(")[2].startswith(given)])), None)
 
 
 def _identity(first: str, lines: list[str]) -> str | None:
