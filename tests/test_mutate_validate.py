@@ -1,5 +1,7 @@
 """mutate.validate: changed lines, test selection and the F2P/P2P judges."""
 
+import textwrap
+
 from gen09_core.mutate.baseline import derive_baseline
 from gen09_core.mutate.validate import branch_lines, changed_lines, judge, judge_same_run, select_tests
 from gen09_core.testrun.jobs import TestJob, TestRun, run_job
@@ -132,6 +134,46 @@ def test_covering_tests_run_first_and_the_rest_only_when_one_fails(runner_env, t
     verdict, agrees = judge_same_run(base, loud, (ids[1],))
     assert verdict.status == "valid" and verdict.fail_to_pass == (ids[1], ids[2]) and agrees is False
 
+
+DOCUMENTS = """
+    import pytest
+
+
+    class Example(pytest.Item):
+        def __init__(self, *, source, **kwargs):
+            super().__init__(**kwargs)
+            self.source = source
+
+        def runtest(self):
+            exec(self.source, self.parent.namespace)
+
+
+    class Document(pytest.File):
+        def collect(self):
+            self.namespace = {}
+            for number, line in enumerate(self.path.read_text().splitlines(), 1):
+                if line.startswith(">>> "):
+                    yield Example.from_parent(self, name=f"line:{number}", source=line[4:])
+
+
+    def pytest_collect_file(file_path, parent):
+        if file_path.suffix == ".md":
+            return Document.from_parent(parent, path=file_path)
+"""
+
+
+def test_a_documents_examples_run_first_after_the_examples_before_them(runner_env, tmp_path):
+    # tldextract 5.4.0's README under sybil: its examples share one namespace, the first imports the
+    # package; run first, the covering examples raised NameError (8 of 22 issues said so)
+    repo = repo_with_tests(tmp_path, "def test_a():\n    pass\n")
+    (repo / "tests" / "conftest.py").write_text(textwrap.dedent(DOCUMENTS))
+    (repo / "tests" / "guide.md").write_text(">>> import math\ntext\n>>> x = 2\n>>> assert math.pi > 3\n")
+    doc = [f"tests/guide.md::line:{n}" for n in (1, 3, 4)]
+    ids = (*doc, "tests/test_it.py::test_a")
+    run = run_job(runner_env, TestJob("d", str(repo), str(tmp_path / "jobs"), tests=ids, first=(doc[2],)))
+    assert run.outcomes == dict.fromkeys(doc, "passed")  # in the document's order, then stopped
+    run = run_job(runner_env, TestJob("t", str(repo), str(tmp_path / "jobs"), tests=ids, first=(ids[3], doc[0])))
+    assert run.outcomes == {ids[3]: "passed", doc[0]: "passed"}  # a module's test alone, as before
 
 def test_a_test_file_the_mutant_breaks_is_a_failure_of_the_covering_tests(runner_env, tmp_path):
     # pyrsistent 0.20.0: a mutant of pmap_field broke two test files' collection; the covering
