@@ -1,10 +1,12 @@
 """mutate.validate: changed lines, test selection and the F2P/P2P judges."""
 
+import sys
 import textwrap
 
 from gen09_core.mutate.baseline import derive_baseline
 from gen09_core.mutate.validate import branch_lines, changed_lines, judge, judge_same_run, select_tests
-from gen09_core.testrun.jobs import TestJob, TestRun, run_job
+from gen09_core.testrun.jobs import TestEnv, TestJob, TestRun, install_plugin, run_job
+from gen09_core.testrun.warm import WarmRunner
 from tests.helpers import repo_with_tests
 
 
@@ -168,12 +170,20 @@ def test_a_documents_examples_run_first_after_the_examples_before_them(runner_en
     repo = repo_with_tests(tmp_path, "def test_a():\n    pass\n")
     (repo / "tests" / "conftest.py").write_text(textwrap.dedent(DOCUMENTS))
     (repo / "tests" / "guide.md").write_text(">>> import math\ntext\n>>> x = 2\n>>> assert math.pi > 3\n")
+    (repo / "lib.py").write_text("X = 1\n")
     doc = [f"tests/guide.md::line:{n}" for n in (1, 3, 4)]
-    ids = (*doc, "tests/test_it.py::test_a")
-    run = run_job(runner_env, TestJob("d", str(repo), str(tmp_path / "jobs"), tests=ids, first=(doc[2],)))
-    assert run.outcomes == dict.fromkeys(doc, "passed")  # in the document's order, then stopped
-    run = run_job(runner_env, TestJob("t", str(repo), str(tmp_path / "jobs"), tests=ids, first=(ids[3], doc[0])))
-    assert run.outcomes == {ids[3]: "passed", doc[0]: "passed"}  # a module's test alone, as before
+    ids, changed = (*doc, "tests/test_it.py::test_a"), {"lib.py": "X = 2\n"}
+    warm = WarmRunner(TestEnv(sys.executable, str(install_plugin(tmp_path / "plugins", warm=True))),
+                      repo, tmp_path / "warm")
+    try:
+        for run_with in (lambda job: run_job(runner_env, job), warm):
+            run = run_with(TestJob("d", str(repo), str(tmp_path / "jobs"), changed, ids, first=(doc[2],)))
+            assert run.outcomes == dict.fromkeys(doc, "passed")  # in the document's order, then stopped
+            run = run_with(TestJob("t", str(repo), str(tmp_path / "jobs"), changed, ids, first=(ids[3], doc[0])))
+            assert run.outcomes == {ids[3]: "passed", doc[0]: "passed"}  # a module's test alone, as before
+        assert run.runner == "warm"
+    finally:
+        warm.close()
 
 def test_a_test_file_the_mutant_breaks_is_a_failure_of_the_covering_tests(runner_env, tmp_path):
     # pyrsistent 0.20.0: a mutant of pmap_field broke two test files' collection; the covering

@@ -290,24 +290,24 @@ def pytest_collection_modifyitems(session, config, items):
     first = _ids("GEN09_FIRST")
     if first is not None:
         _state["first"] = set(first)
-        head = _with_their_documents(items, _state["first"])
-        taken = {id(item) for item in head}
-        items[:] = head + [item for item in items if id(item) not in taken]
-        _state["left"] = sum(item.nodeid in _state["first"] for item in head)
+        items[:] = first_in_front(items, _state["first"])
+        _state["left"] = sum(item.nodeid in _state["first"] for item in items)
         _state["dirty"] = _state["left"] < len(_state["first"])
 
 
-def _with_their_documents(items, first):
-    """The ``items`` named in ``first``, in their order, each after the items before it of its
-    document where that is no Python module or class: a document's examples share one namespace
-    (sybil: tldextract 5.4.0's README imports the package in its first example, and its later
-    examples, run first, raised NameError)."""
+def first_in_front(items, first):
+    """``items`` with the ones named in ``first`` in front, in their order, each after the items
+    before it of its document where that is no Python module or class: a document's examples
+    share one namespace (sybil: tldextract 5.4.0's README imports the package in its first
+    example, and its later examples, run first, raised NameError). Also the warm runner's."""
     last = {}
     for index, item in enumerate(items):
         if item.nodeid in first and not isinstance(item.parent, (pytest.Module, pytest.Class)):
             last[item.parent] = index
-    return [item for index, item in enumerate(items)
+    head = [item for index, item in enumerate(items)
             if item.nodeid in first or index <= last.get(item.parent, -1)]
+    taken = {id(item) for item in head}
+    return head + [item for item in items if id(item) not in taken]
 
 
 @functools.lru_cache(maxsize=None)  # noqa: UP033 - functools.cache is 3.9+; bundles may run older Pythons

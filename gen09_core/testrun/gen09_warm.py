@@ -55,9 +55,7 @@ def _order(keyed, selected, first, files):
     picked = [(rank.get(file, len(rank)), n, item) for n, (nodeid, file, item) in enumerate(keyed)
               if nodeid in selected]
     chosen = [item for _, _, item in sorted(picked, key=lambda entry: entry[:2])]
-    if first:
-        chosen = [i for i in chosen if i.nodeid in first] + [i for i in chosen if i.nodeid not in first]
-    return chosen
+    return sys.modules["gen09_pytest"].first_in_front(chosen, first) if first else chosen
 
 
 # the hooks that are handed a test report: when only pytest and gen09 implement them, nothing
