@@ -136,6 +136,21 @@ def test_node_tap_diffs_keep_their_indentation(tmp_path):
     assert "Observed: a result is `2` where `3` is expected." in said["test/checks.js::equal"]
 
 
+def test_node_tap_yaml_lines_are_no_points_and_a_tests_first_failure_is_read(tmp_path):
+    """node-tap 12 (davidmarkclements/rfdc 1.4.1): a ``source: |`` line ``ok(Buffer.isBuffer(…), …)``
+    inside a failed assertion's YAML was read as a passing point, and its issues said "raises `cloned
+    value is buffer`" (the assertion's name) where a second failure of the same test was a thrown
+    error; an error thrown alone lacked its type. A real tap 12.7 run."""
+    result = parsed("tap", "node-tap12-check-then-throw.tap")
+    said = {c.test_id: write_issue("index.js", {c.test_id: {"message": c.message}}, [c.test_id], [], "", tmp_path)
+            for c in result.cases}
+    assert by_id(result) == {"test/two.js::a check then a throw": "failed", "test/two.js::a throw alone": "failed"}
+    both = next(c.message for c in result.cases if c.test_id.endswith("then a throw"))
+    assert "source: |\nok(Buffer.isBuffer('x'), 'cloned value is buffer')\n\nCannot read" in both
+    assert "Observed: the check reports `cloned value is buffer`." in said["test/two.js::a check then a throw"]
+    assert "raises `TypeError: Iterator value undefined is not an entry object`." in said[
+        "test/two.js::a throw alone"]
+
 def test_node_tap_files_that_died_or_ran_out_of_time(tmp_path):
     """node-tap 21 (isaacs/minimatch 10): a test file that threw at import is reported by its process's
     YAML alone (its error went to stderr), which an issue quoted as "raises `stdio: inherit`"; a file

@@ -60,6 +60,7 @@ _NODE_FOLDED_DIFF = "+ actual - expected  + "
 _QUOTED_OR_SPACE = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|\s+""")
 # a node-tap assertion's YAML (not ``tapCaught``: an error the test threw)
 _TAP_CHECK = re.compile(r"^(?:compare|found|wanted|pattern|at|diff):", re.M)
+_TAP_TYPE = re.compile(r"^type: (\w*Error)$", re.M)  # the type of an error a node-tap test threw
 # node's assert() / assert.ok() of a falsy value, and the source of the call it printed (picomatch:
 # issues said only "raises `The expression evaluated to a falsy value:`")
 _NODE_OK = re.compile(_NODE_ERROR + r"The expression evaluated to a falsy value:\n\n"
@@ -1052,8 +1053,12 @@ def _symptom(message: str, test_file: str = "", trace=(),
         return _check(first), None
     if re.search(r"^operator: error$", message, re.M):  # tape's t.error(err): the error the code gave
         return None, first
-    if _TAP_CHECK.search(message) and "tapCaught:" not in message:  # node-tap: the assertion's own name
+    block = message.split("\n\n", 1)[0]  # node-tap: the first failed assertion's lines (rfdc 1.4.1: its
+    if _TAP_CHECK.search(block) and "tapCaught:" not in block:  # own name, not the error thrown after it)
         return _check(first), None
+    if "tapCaught:" in block and (thrown := _TAP_TYPE.search(block)) and not first.startswith(thrown[1]):
+        # an error the test threw: its type before its message
+        return None, f"{thrown.group(1)}: {first}"[:300]
     if re.match(r"(?:Error: )?expect\(", first):  # a jest or vitest matcher's own check failed
         return _check(first.removeprefix("Error: ")), None
     if re.match(r"(?:AssertionError: )?expected .+ to ", first):  # another of chai's checks

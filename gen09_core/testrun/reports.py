@@ -216,6 +216,22 @@ def parse_ava_tap(text: str, root: str = "") -> Parsed:
     return Parsed(tuple(_tap_flat(text.splitlines(), comments_open_tests=False)))
 
 
+def _in_yaml(lines):
+    """Each of ``lines`` with whether it lies inside a point's YAML block (from its ``---`` to
+    its ``...``, or to a line indented less than the ``---``): such a line is never a point
+    (node-tap 12's ``source: |`` line ``ok(Buffer.isBuffer(x), 'cloned value is buffer')`` was
+    read as a passing assertion, and the failed one's message lost the lines below it)."""
+    indent = None  # the indentation of the open block's ``---``
+    for line in lines:
+        stripped = line.strip()
+        depth = len(line) - len(line.lstrip())
+        if indent is not None and (stripped == "..." or (stripped and depth < indent)):
+            indent = None
+        elif indent is None and stripped == "---":
+            indent = depth
+        yield line, indent is not None and stripped != "---"
+
+
 def _tap_point(line: str):
     match = _POINT.match(line)
     if not match or line.lstrip().startswith("#"):
@@ -255,14 +271,14 @@ def _tap_nested(lines) -> list:
     failed_asserts: dict = {}  # subtest path -> the lines of its failed assertions
     detail = None  # where the lines under the last point go
     yaml = _YamlLines()
-    for line in lines:
+    for line, in_yaml in _in_yaml(lines):
         stripped = line.lstrip()
         depth = len(line[:len(line) - len(stripped)].expandtabs(4)) // 4
-        if stripped.startswith("# Subtest:"):
+        if stripped.startswith("# Subtest:") and not in_yaml:
             del names[depth:]
             names.append(stripped[len("# Subtest:"):].strip())
             continue
-        point = _tap_point(line)
+        point = None if in_yaml else _tap_point(line)
         if point is None:
             if detail is not None and stripped and not stripped.startswith(("#", "1..")):
                 detail.append(yaml(line))
@@ -273,8 +289,8 @@ def _tap_nested(lines) -> list:
             desc = names[depth]
         if depth and names[depth:depth + 1] != [desc]:  # no "# Subtest:" of its own: an assertion
             detail = failed_asserts.setdefault(tuple(names), []) if outcome == FAILED else None
-            if detail is not None:
-                detail.append(desc)
+            if detail is not None:  # an empty line between two failed assertions' lines
+                detail.extend(["", desc] if detail else [desc])
             continue
         path = tuple(names[:depth]) + (desc,)
         del names[depth:]
@@ -307,10 +323,10 @@ def _tap_flat(lines, comments_open_tests: bool = True) -> list:
     current = detail = None  # the test a "# name" opened; where the lines under a point go
     planned, after = False, []  # a "1..N" line seen; the other lines since the last point or comment
     yaml = _YamlLines()
-    for line in lines:
+    for line, in_yaml in _in_yaml(lines):
         stripped = line.strip()
         planned = planned or bool(_PLAN.match(stripped))
-        point = _tap_point(line)  # None for a comment
+        point = None if in_yaml else _tap_point(line)  # None for a comment
         if stripped.startswith("#") or stripped in ("---", "...") or point is not None:
             after = []
         elif stripped:
