@@ -825,6 +825,24 @@ def test_a_tests_own_pytest_fail_reads_as_a_failed_check_or_what_was_raised(tmp_
     assert "raises `FileNotFoundError: [Errno 2] No such file`." in write_issue(
         "m", failures, list(failures), [], "", repo)
 
+def test_sybils_report_of_an_example_reads_as_doctests(tmp_path):
+    """tldextract 5.4.0's README runs under sybil, whose report of a failed example ends
+    ``README.md:15: SybilFailure``: its issues said "raises `SybilFailure`". Its messages as that run
+    recorded them (paths shortened)."""
+    head = "Example at /w/README.md, line 15, column 1 did not evaluate as expected:\n"
+    raised = (head + "Exception raised:\n    Traceback (most recent call last):\n      File \"/w/t.py\", line 555, "
+              "in _extract_netloc\n        domain = labels[index - 1]\n    IndexError: list index out of range\n\n"
+              "README.md:15: SybilFailure")
+    printed = (head + "Expected:\n    Result(domain='cnn', suffix='com')\nGot:\n    Result(domain='com', suffix='')\n"
+               "\nREADME.md:15: SybilFailure")
+    said = {}
+    for name, message in (("raised", raised), ("printed", printed)):
+        failures = {"README.md::line:15,column:1": {"message": message, "trace": []}}
+        said[name] = write_issue("tldextract", failures, list(failures), [], "", tmp_path)
+    assert "raises `IndexError: list index out of range`." in said["raised"], said["raised"]
+    assert ("Observed: a result is `Result(domain='com', suffix='')` where `Result(domain='cnn', suffix='com')` is "
+            "expected.\n") in said["printed"], said["printed"]
+
 def test_nodes_loose_equal_and_a_templates_located_error_read_as_what_went_wrong(tmp_path):
     """mde/ejs (mocha, node's assert.equal): issues said "raises `'<p>New</p>' == '<p>Old</p>'`", and
     "raises `examples/output-function.ejs:2`", the first line of an error ejs rethrows with the template's

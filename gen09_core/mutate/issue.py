@@ -60,6 +60,8 @@ _NODE_FOLDED_DIFF = "+ actual - expected  + "
 _QUOTED_OR_SPACE = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|\s+""")
 # a node-tap assertion's YAML (not ``tapCaught``: an error the test threw)
 _TAP_CHECK = re.compile(r"^(?:compare|found|wanted|pattern|at|diff):", re.M)
+# sybil's first line of a failed example (tldextract 5.4.0's README: "raises `SybilFailure`", its last line)
+_SYBIL = re.compile(r"^Example at .+, line \d+, column \d+ did not evaluate as expected:$")
 _TAP_TYPE = re.compile(r"^type: (\w*Error)$", re.M)  # the type of an error a node-tap test threw
 # node's assert() / assert.ok() of a falsy value, and the source of the call it printed (picomatch:
 # issues said only "raises `The expression evaluated to a falsy value:`")
@@ -999,6 +1001,12 @@ def _symptom(message: str, test_file: str = "", trace=(),
     ``swapped``: its check is ``assert <expected> == <actual>``, see :func:`_expected_first`)."""
     if _FIRST_ERROR in message:  # an exception group: what was raised is its first error
         return _symptom(message.rpartition(_FIRST_ERROR)[2], test_file, trace, swapped)
+    report = message.strip().splitlines()
+    if report and _SYBIL.match(report[0]):  # sybil's report of a document's example, as doctest's: what
+        if report[1:2] == ["Exception raised:"] and (raised := _raised(report[2:-1])):  # it raised
+            return None, raised
+        if said := _expected_got(report[1:]):  # or what it printed
+            return said, None
     message = _inner_exception(message) or message
     if _library_assert(message, trace):  # no check of the test failed: the library raised, unless its
         # message labels a result and what was expected (plac 1.4.7's own ``Interpreter.check``)
@@ -1125,15 +1133,17 @@ def _failed_call(message: str) -> str:
     words, or the first difference of the ``Expected:`` and ``Got:`` blocks it shows as doctest
     does (chameleon 4.6.0's template tests: "Failed: (inputs/001-variable-scope.pt) -")."""
     first, _, rest = message.strip().removeprefix("Failed: ").partition("\n")
-    report = rest.splitlines()
+    return _expected_got(rest.splitlines()) or _check(first.strip())
+
+
+def _expected_got(report: list[str]) -> str | None:
+    """The first difference of the ``Expected:`` (or ``Expected nothing``) and ``Got:`` blocks
+    that ``report`` shows as doctest does, or None where it shows none."""
     at = next((at for at, ln in enumerate(report) if ln in ("Expected:", "Expected nothing")), None)
-    if at is not None:
-        sides = _doctest_sides(report[at:])
-        expected, got = ([ln.replace("<BLANKLINE>", "") for ln in side] for side in sides)
-        body = [ln for ln in difflib.ndiff(expected, got) if not ln.startswith("? ")]
-        if said := _diff_observation(body, "+", "-"):
-            return said
-    return _check(first.strip())
+    if at is None:
+        return None
+    expected, got = ([ln.replace("<BLANKLINE>", "") for ln in side] for side in _doctest_sides(report[at:]))
+    return _diff_observation([ln for ln in difflib.ndiff(expected, got) if not ln.startswith("? ")], "+", "-")
 
 
 def _failed_clause(first: str, lines: list[str]) -> list[str] | None:
