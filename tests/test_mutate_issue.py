@@ -1506,7 +1506,8 @@ def test_a_failed_doctest_reads_as_its_example_and_what_it_printed_or_raised(tmp
 def test_a_check_that_an_error_is_raised_shows_the_code_that_was_to_raise_it(tmp_path):
     """jsonpickle 4.1.4: pytest's "DID NOT RAISE" fails at the ``with pytest.raises(...)`` line, so
     the check read as that line, which names pytest and was dropped: the issue showed no code.
-    It shows the ``with``'s body, the code that was to raise (a real pytest run)."""
+    It shows the ``with``'s body, the code that was to raise (a real pytest run), unless the check
+    itself raised."""
     from gen09_core.testrun.jobs import TestJob, run_job
     from tests.helpers import warm_project
 
@@ -1528,15 +1529,28 @@ def test_a_check_that_an_error_is_raised_shows_the_code_that_was_to_raise_it(tmp
                 assert handle.read(2) == "xx"
 
 
+        class Plain:
+            pass
+
+
         class T(unittest.TestCase):
             def test_unittest_did_not_raise(self):
                 with self.assertRaises(KeyError):
                     {"k": 1}["k"]
+
+            def test_expects_no_error_class(self):
+                with self.assertRaises(Plain) as caught:
+                    int("x")
     ''')
     run = run_job(env, TestJob("raises", str(repo), str(tmp_path / "jobs")))
     said = {test_id.split("::")[-1]: write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
             for test_id, failure in run.failures.items()}
-    assert said.keys() == {"test_did_not_raise", "test_other_context", "test_unittest_did_not_raise"}, run.detail
+    assert said.keys() == {"test_did_not_raise", "test_other_context", "test_unittest_did_not_raise",
+                           "test_expects_no_error_class"}, run.detail
+    # oauthlib 3.2.2: the check raised, not the code it holds (a class the mutant made no exception)
+    assert "   self.assertRaises(Plain)\n   ```\n\n   It raises `TypeError: assertRaises() arg 1 must be an " \
+        "exception type or tuple of exception types`." in said["test_expects_no_error_class"], \
+        said["test_expects_no_error_class"]
     assert "   values[0] = 2\n   values.append(3)\n   ```\n\n   Observed: no error is raised where `IndexError` is " \
            "expected." in said["test_did_not_raise"], said["test_did_not_raise"]
     assert "   {\"k\": 1}[\"k\"]\n   ```\n\n   Observed: no error is raised where `KeyError` is expected." \

@@ -268,14 +268,23 @@ def _statements(nodeid: str, failure: dict, repo: Path):
     spans = [(node.lineno, node.end_lineno) for node in (ast.walk(tree) if tree else ())
              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name]
     own = [(path, at) for path, at in frames if any(first <= at + 1 and at <= last for first, last in spans)]
+    by_the_with = _raised_by_the_check(failure.get("message") or "")
     for _, lineno in [*own, *(frame for frame in frames if frame not in own)]:
-        yield _statement_of_frame(source, tree, lines, lineno)
+        yield _statement_of_frame(source, tree, lines, lineno, by_the_with)
 
 
-def _statement_of_frame(source: str, tree, lines: list[str], lineno: int) -> str | None:
-    """The statement a frame at ``lineno`` ran: a ``with pytest.raises`` block's body, a call or
-    assertion, else the line."""
-    if tree and (body := _expected_to_raise(source, tree, lineno)):
+def _raised_by_the_check(message: str) -> bool:
+    """Whether ``message`` is an error other than a check's own report (``AssertionError``, pytest's
+    ``Failed``): one a ``with`` that expects an error raised itself where the failure is at its line
+    (oauthlib 3.2.2: ``assertRaises`` given a class the mutant had made no exception)."""
+    return bool(_EXCEPTION_LINE.match(message)) and not message.startswith(("AssertionError", "Failed"))
+
+
+def _statement_of_frame(source: str, tree, lines: list[str], lineno: int,
+                        by_the_with: bool = False) -> str | None:
+    """The statement a frame at ``lineno`` ran: a ``with pytest.raises`` block's body (its check,
+    where that raised: ``by_the_with``), a call or assertion, else the line."""
+    if tree and (body := _expected_to_raise(source, tree, lineno, by_the_with)):
         return body
     for line in (lineno, lineno + 1):  # the report's line may be 0- or 1-based
         statement = _statement_at(source, tree, line) if tree else None
@@ -380,16 +389,19 @@ def _raised(lines: list[str]) -> str | None:
     return _inner_exception("\n".join(lines))
 
 
-def _expected_to_raise(source: str, tree: ast.Module, line: int) -> str | None:
+def _expected_to_raise(source: str, tree: ast.Module, line: int, the_check: bool = False) -> str | None:
     """The body of the ``with`` at ``line`` of ``source`` that expects an error or a warning
     (``pytest.raises``, ``assertRaises``, ``assert_raises``, ``pytest.warns``): the code that was
     to raise, where the check fails at its ``with`` line (jsonpickle 4.1.4: "DID NOT RAISE" read
-    as the check ``with pytest.raises(ValueError):``, and every line naming pytest is dropped)."""
+    as the check ``with pytest.raises(ValueError):``, and every line naming pytest is dropped);
+    with ``the_check``, the check itself (``self.assertRaises(Error)``), which raised."""
     for node in ast.walk(tree):
-        if isinstance(node, (ast.With, ast.AsyncWith)) and node.lineno == line and any(
-                isinstance(item.context_expr, ast.Call) and re.search(
-                    r"raise|warn", ast.unparse(item.context_expr.func), re.I) for item in node.items):
-            body = "\n".join(ast.get_source_segment(source, step, padded=True) or "" for step in node.body)
+        checks = [item.context_expr for item in getattr(node, "items", ())
+                  if isinstance(item.context_expr, ast.Call)
+                  and re.search(r"raise|warn", ast.unparse(item.context_expr.func), re.I)]
+        if isinstance(node, (ast.With, ast.AsyncWith)) and node.lineno == line and checks:
+            steps = checks if the_check else node.body
+            body = "\n".join(ast.get_source_segment(source, step, padded=True) or "" for step in steps)
             return cut_at_token(textwrap.dedent(body).strip(), MAX_STATEMENT_CHARS) or None
     return None
 
