@@ -289,6 +289,50 @@ def test_the_doctests_a_repositorys_own_unittest_suites_run_are_collected(runner
     assert done.stdout.strip().splitlines()[-1].startswith("3 passed"), done.stdout  # pytest's own, of a named file, dropped
 
 
+def test_the_test_modules_a_declared_unittest_suite_runs_are_collected_with_its_doctests(runner_env, tmp_path):
+    """Genshi 0.7.9 declares ``test_suite='genshi.tests.suite'``, which runs ``genshi/tests/core.py``
+    and 15 more ``TestCase`` modules pytest's ``test_*.py`` misses, and each one's ``suite()`` adds
+    ``DocTestSuite(Markup.__module__)``: pytest found 67 of its 832 tests. gen09 names those modules
+    beside pytest's own, reads ``X.__module__``, and runs the doctests with the globs ``suite()`` gives."""
+    import textwrap
+
+    from attrs import evolve
+
+    from gen09_core.testrun.detect import detect
+
+    repo = tmp_path / "repo"
+    files = {"setup.py": "from setuptools import setup\nsetup(name='g', test_suite='g.tests.suite')\n",
+             "g/__init__.py": "", "g/core.py": 'class Markup(str):\n    """\n    >>> len(Markup("x") * twelve)\n'
+                                                "    12\n    \"\"\"\n",
+             "g/tests/__init__.py": "", "g/tests/helpers.py": "X = 1\n",
+             "g/tests/core.py": """
+                 import doctest
+                 import unittest
+
+                 from g.core import Markup
+
+
+                 class MarkupTestCase(unittest.TestCase):
+                     def test_str(self):
+                         self.assertEqual(Markup("a"), "a")
+
+
+                 def suite():
+                     return doctest.DocTestSuite(Markup.__module__, extraglobs={"twelve": 12})
+                 """,
+             "g/tests/test_html.py": "def test_html():\n    assert True\n"}
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(textwrap.dedent(text))
+    recipe = detect(repo)
+    assert recipe.test_paths == ("g/tests/core.py", "g/tests/test_html.py", "g/core.py")
+    assert recipe.pytest_args == ("--gen09-doctest=g/core.py::g.tests.core",)
+    env = evolve(runner_env, pytest_args=recipe.pytest_args, test_paths=recipe.test_paths)
+    run = run_job(env, TestJob("whole", str(repo), str(tmp_path / "jobs")))
+    assert run.outcomes == {"g/tests/core.py::MarkupTestCase::test_str": "passed",
+                            "g/tests/test_html.py::test_html": "passed", "g/core.py::g.core.Markup": "passed"}
+
+
 def test_a_namespace_package_the_installed_project_declares_is_imported_from_the_work_copy(tmp_path):
     """zc.lockfile 3.0.post1 declares ``namespace_packages=['zc']``: installing it writes a
     ``*-nspkg.pth`` file that makes ``zc`` the installed copy's alone at start. Its modules were

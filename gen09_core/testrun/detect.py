@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import configparser
 import contextlib
+import fnmatch
 import glob
 import os
 import re
@@ -184,6 +185,11 @@ def detect(repo: Path) -> PythonRecipe:
     if test_paths:
         found.add(f"run the tests in {', '.join(test_paths)}",
                   "no test_*.py or *_test.py file: pytest runs a module it is given")
+    elif suite_modules := _suite_modules(repo, pyproject, setup_cfg, setup_py):
+        declared, modules = suite_modules
+        test_paths = tuple(sorted({*modules, *_default_named(repo, pyproject, setup_cfg)}))
+        found.add(f"run the tests in {', '.join(modules[:3])}{' …' * (len(modules) > 3)} too",
+                  f"{declared}: its unittest suite runs test modules pytest's test_*.py misses")
     doctests = () if test_paths else _doctest_modules(repo, pyproject, setup_cfg)
     if doctests:
         found.add("run the doctests of its modules (--doctest-modules)",
@@ -270,6 +276,35 @@ def _test_module(repo: Path, pyproject: dict, setup_cfg) -> tuple[str, ...]:
     return tuple(unittest_named_files(repo))
 
 
+def _suite_modules(repo: Path, pyproject: dict, setup_cfg, setup_py: dict) -> tuple[str, list[str]] | None:
+    """Where setuptools' ``test_suite`` is declared, and the modules in test folders (``tests/``,
+    ``test/``) that define ``TestCase`` classes under names pytest's ``test_*.py`` misses: the suite
+    it names runs them (Genshi 0.7.9's ``genshi.tests.suite`` runs ``genshi/tests/core.py`` and
+    15 more; pytest found 67 of its tests). None where nothing is declared, the repository sets
+    ``python_files`` or no such module exists."""
+    declared = ("setup.py test_suite" if isinstance(setup_py.get("test_suite"), str)
+                else "setup.cfg [options] test_suite" if setup_cfg.get("options", "test_suite", fallback="")
+                else None)
+    if not declared or "python_files" in pytest_ini(repo, pyproject, setup_cfg)[0]:
+        return None
+    modules = sorted(rel.as_posix() for rel in _own_files(repo, "*.py")
+                     if {"test", "tests"} & set(rel.parts[:-1]) and not _pytest_named(rel.name)
+                     and _TEST_CASE.search((repo / rel).read_text(encoding="utf-8", errors="replace")))
+    return (declared, modules) if modules else None
+
+
+def _pytest_named(name: str) -> bool:
+    """Whether pytest's default ``python_files`` (``test_*.py``, ``*_test.py``) matches ``name``."""
+    return fnmatch.fnmatch(name, "test_*.py") or fnmatch.fnmatch(name, "*_test.py")
+
+
+def _default_named(repo: Path, pyproject: dict, setup_cfg) -> list[str]:
+    """The files pytest itself would collect by name: under the ini ``testpaths`` where set."""
+    roots = _testpaths(pytest_ini(repo, pyproject, setup_cfg)[0])
+    return [rel.as_posix() for rel in _own_files(repo, "*.py") if _pytest_named(rel.name)
+            and (not roots or any(root in PurePosixPath(rel).parents for root in roots))]
+
+
 def _doctest_modules(repo: Path, pyproject: dict, setup_cfg) -> list[str]:
     """The modules holding doctest examples (``>>>`` lines) of a repository with no test file
     pytest or unittest would find, nor its own ``python_files``: its doctests are its tests
@@ -327,11 +362,16 @@ def _suite_builders(repo: Path, suites: dict[str, str], pythonpath: tuple[str, .
 def _walked(files: dict[str, str], ini: dict, test_paths: tuple[str, ...]) -> dict[str, str]:
     """Those of ``files`` a whole-suite run reaches: all where gen09 names the paths to run (it
     names them too) or the repository names none; else those under its ini ``testpaths``."""
-    raw = ini.get("testpaths")
-    if test_paths or not raw:
+    roots = _testpaths(ini)
+    if test_paths or not roots:
         return files
-    roots = [PurePosixPath(p) for p in (raw if isinstance(raw, list) else shlex.split(str(raw)))]
     return {f: said for f, said in files.items() if any(r in PurePosixPath(f).parents for r in roots)}
+
+
+def _testpaths(ini: dict) -> list[PurePosixPath]:
+    """The folders the ini ``testpaths`` names (a list, or one string of them)."""
+    raw = ini.get("testpaths") or ""
+    return [PurePosixPath(p) for p in (raw if isinstance(raw, list) else shlex.split(str(raw)))]
 
 
 def _called(call: ast.Call) -> str:
@@ -358,6 +398,9 @@ def _suite_files(repo: Path, rel: Path, name: str, call: ast.Call, imported: dic
         arg = call.args[0]
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             dotted = arg.value
+        elif isinstance(arg, ast.Attribute) and arg.attr == "__module__" and isinstance(arg.value, ast.Name) \
+                and "." in imported.get(arg.value.id, ""):
+            dotted = imported[arg.value.id].rpartition(".")[0]  # Genshi 0.7.9: DocTestSuite(T.__module__)
         elif isinstance(arg, ast.Name | ast.Attribute):
             head, _, tail = ast.unparse(arg).partition(".")
             dotted = ".".join(filter(None, (imported.get(head, head), tail)))

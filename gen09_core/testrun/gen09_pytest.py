@@ -221,14 +221,16 @@ def _as_the_suite_runs(base):
 
 def _suite_cases(builder, path):
     """The doctest cases of the file ``path`` in the suites the module ``builder`` builds (its
-    ``test_suite()`` and its ``load_tests``), one per doctest name; none where they cannot be built."""
+    ``test_suite()`` or ``suite()``, and its ``load_tests``), one per doctest name; none where they
+    cannot be built."""
     import doctest
     import importlib
     import unittest
 
     try:
         module = importlib.import_module(builder)
-        stack = [module.test_suite()] if callable(getattr(module, "test_suite", None)) else []
+        build = getattr(module, "test_suite", None) or getattr(module, "suite", None)  # Genshi 0.7.9
+        stack = [build()] if callable(build) else []
         if callable(getattr(module, "load_tests", None)):
             stack.append(module.load_tests(unittest.TestLoader(), unittest.TestSuite(), None))
     except Exception:  # noqa: BLE001 - the doctests are then collected as pytest would
