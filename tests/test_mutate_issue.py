@@ -762,6 +762,12 @@ def test_pytests_own_words_stand_in_for_a_message_of_none(tmp_path):
                                                   "message_again": said.replace("6ac0", "67a0")}}
     assert "`<function f.<locals>.g> is not an instance of <class 'm.F'>`" in write_issue(
         "m", failures, list(failures), [], "", repo)
+    said = ("AssertionError: assert b'items are []' in <200 OK text/plain body=b\"The matc...50>}\"/774>\n"
+            " +  where <200 OK text/plain body=b\"The matc...50>}\"/774> = <m.App object at 0x7fbdd6d07550>.get('/')")
+    failures = {"test/test_priority.py::test_t": {"message": said, "trace": [],  # Routes 2.5.1: pytest cut a repr
+                                                  "message_again": said.replace("50>}", "e0>}")}}
+    assert 'Observed: `<200 OK text/plain body=b"The matc...>}"/774>` does not hold `b\'items are []\'`' \
+        in write_issue("m", failures, list(failures), [], "", repo)
     failures = {"test/test_priority.py::test_t": {"message": "m.BadAccess: Bad access at 0x1234: no data",
                                                   "trace": []}}  # intelhex: an address of the data stays
     assert "`m.BadAccess: Bad access at 0x1234: no data`" in write_issue("m", failures, list(failures), [], "", repo)

@@ -86,6 +86,13 @@ _PYTEST_NOT_RAISED = re.compile(r"^Failed: DID NOT RAISE (.+)$")  # pytest.raise
 # intelhex's "Bad access at 0x0" is a value of the data. A local function's ``<locals>`` may come
 # before it (zope.component 7.1's ``<function protectedFactory.<locals>.factory at 0x7f17…>``)
 _ADDRESS = re.compile(r"(<(?:[^<>\n]|<locals>)*?) at 0x[0-9a-f]{4,}(?=[ >])")
+# the end of an address where pytest cut a long repr short: ``body=b"The matc...50>}"`` (Routes 2.5.1)
+_CUT_ADDRESS = re.compile(r"(?<=\.\.\.)[0-9a-f]{1,15}(?=>)")
+
+
+def _without_addresses(text: str) -> str:
+    """``text`` with no object's address, whole or the end of one where a repr was cut short."""
+    return _CUT_ADDRESS.sub("", _ADDRESS.sub(r"\1", text))
 # a call of a function pytest printed by its repr (a local name holds it): ``<function get_in at 0x7f…>(``
 _FUNCTION_PRINT = re.compile(r"^<function ([\w.]+) at 0x[0-9a-f]+>\(")
 # pytest.raises(match=...) and unittest's assertRaisesRegex meeting another message, and
@@ -500,8 +507,8 @@ def _result(actual: str, expected: str, subject: str = "a result") -> str:
 
 def _printed_alike(one: str, other: str) -> str | None:
     """The print two values share once objects' addresses are left out, or None where they differ."""
-    shown = _ADDRESS.sub(r"\1", one)
-    return shown if shown == _ADDRESS.sub(r"\1", other) else None
+    shown = _without_addresses(one)
+    return shown if shown == _without_addresses(other) else None
 
 
 def _check(text: str) -> str:
@@ -1336,7 +1343,7 @@ def _observation(nodeid: str, failure: dict, message: str, repo: Path, forbidden
         observation = None
     if _names_the_runs_folder(exception or "", repo.parent):
         exception = exception.partition(":")[0]
-    return tuple(_clean(_ADDRESS.sub(r"\1", _printable(text)), forbidden) if text else None
+    return tuple(_clean(_without_addresses(_printable(text)), forbidden) if text else None
                  for text in (repro, observation, exception))
 
 
