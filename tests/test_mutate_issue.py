@@ -1023,13 +1023,22 @@ SEQUENCES = '''
                     return "<Line: +Sample line>"
 
             self.assertEqual(Line(), Line())
+
+        def test_not_equal(self):
+            self.assertNotEqual(-1, "abc".find("z"))
+
+        def test_spacing_only(self):
+            self.assertEqual("Line 1\\n * Item A\\n" + "x" * 80, "Line 1\\n  * Item A\\n" + "x" * 80)
 '''
 
 
 def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
     """croniter 7.0.0: "the check reports `Lists differ: ['201[13 chars]:00+00:00', …] != ['201[13 chars]…`":
     unittest cut the values short, and the issue showed the cut, not the difference. A short one stays."""
-    _observed_in_a_real_run(tmp_path, SEQUENCES, {
+    _observed_in_a_real_run(tmp_path, SEQUENCES, {  # odfpy 1.4.1: the last two
+        "test_not_equal": "a result is `-1`, a value it is expected not to be.",
+        "test_spacing_only": "the check reports two values that differ, first in `' * Item A'` on one side and "
+                             "`'  * Item A'` on the other.",
         "test_long_items": "the check reports `Lists differ`: their first differing item (0) is "
                            "`'2019-10-27T01:00:00+00:00'` on one side and `'2019-10-27T01:00:00+01:00'` on the other.",
         "test_short_items": "the check reports `Tuples differ: (1, 2) != (1, 3)`.",

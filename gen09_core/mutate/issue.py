@@ -1139,7 +1139,7 @@ def _symptom(message: str, test_file: str = "", trace=(),
         return _PROPERTY, None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
         return (_unittest_sets([first, *lines[1:]]) or _unittest_cut(first, lines) or _counted(lines)
-                or _alike(first) or _labelled(first, lines) or _check(first)), None
+                or _alike(first) or _not_unequal(first) or _labelled(first, lines) or _check(first)), None
     if match := _C_ASSERT.match(first):
         return None, f"Assertion '{match.group(2)}' failed in {match.group(1)}()"[:300]
     if (match := _WRAPPED.match(first)) and (cause := _WRAPPED_CAUSE.match(lines[-1])):
@@ -1211,6 +1211,16 @@ def _alike(first: str) -> str | None:
     return f"the check reports two values that differ, though both print as `{cut_at_token(shown, 300)}`."
 
 
+def _not_unequal(first: str) -> str | None:
+    """The observation of unittest's ``assertNotEqual`` report ``A == B`` (``first``) whose sides print
+    the same (odfpy 1.4.1: "the check reports `-1 == -1`" for ``assertNotEqual(-1, text.find(…))``),
+    or None."""
+    sides = _unequal(first, " == ")
+    if not sides or sides[0] != sides[1]:
+        return None
+    return f"a result is `{cut_at_token(sides[0], 300)}`, a value it is expected not to be."
+
+
 def _unittest_sets(lines: list[str]) -> str | None:
     """The observation of unittest's ``assertSetEqual`` report (``lines``: ``Items in the first set
     but not the second:``, an item a line, and the same for the second set; the items sorted), or
@@ -1252,10 +1262,14 @@ def _unittest_cut(first: str, lines: list[str]) -> str | None:
         return _cut_sides(first)
     if (dicts := _diffed_dicts(lines[1:])) and (where := _dict_difference(*dicts)):
         return "the check reports two dicts that differ at `{}`: {} in one, {} in the other.".format(*where)
-    said = f"the check reports two values that differ, first in {_line(changed[0][2:])} on one side"
-    if len(changed) > 1 and changed[1][0] != changed[0][0]:
-        return f"{said} and {_line(changed[1][2:])} on the other."
-    return f"{said} only."
+    if len(changed) < 2 or changed[1][0] == changed[0][0]:
+        return f"the check reports two values that differ, first in {_line(changed[0][2:])} on one side only."
+    one, other = (line[2:] for line in changed[:2])
+    if one.strip() == other.strip():  # they differ in spacing only (odfpy 1.4.1: ' * Item A', '  * Item A')
+        one, other = (f"`{cut_at_token(repr(side), 300)}`" for side in (one, other))
+    else:
+        one, other = _line(one), _line(other)
+    return f"the check reports two values that differ, first in {one} on one side and {other} on the other."
 
 
 def _cut_sides(first: str) -> str | None:
