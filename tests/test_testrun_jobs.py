@@ -1,6 +1,7 @@
 """The test-job runner on its own: outcomes from gen09's record, the time and memory limits,
 per-test coverage."""
 
+import os
 import subprocess
 import sys
 
@@ -331,6 +332,43 @@ def test_the_test_modules_a_declared_unittest_suite_runs_are_collected_with_its_
     run = run_job(env, TestJob("whole", str(repo), str(tmp_path / "jobs")))
     assert run.outcomes == {"g/tests/core.py::MarkupTestCase::test_str": "passed",
                             "g/tests/test_html.py::test_html": "passed", "g/core.py::g.core.Markup": "passed"}
+
+
+def test_a_setup_cfg_pytest_section_pytest_refuses_is_read_as_options(runner_env, tmp_path):
+    """Whoosh 2.7.4 keeps its pytest options in setup.cfg's ``[pytest]`` section, which pytest 4
+    and later refuse to start with: no test ran ("no stable passing tests"). gen09 gives pytest no
+    ini file and the section's options with ``-o``: its ``python_files`` finds the test module, its
+    ``addopts`` and ``norecursedirs`` hold, an option pytest does not know is left out."""
+    import textwrap
+
+    from attrs import evolve
+
+    from gen09_core.testrun.detect import detect
+
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "stress").mkdir()
+    (repo / "setup.py").write_text("from setuptools import setup\nsetup(name='w')\n")
+    (repo / "setup.cfg").write_text(textwrap.dedent("""
+        [wheel]
+        universal = 1
+
+        [pytest]
+        addopts = -p no:doctest
+        norecursedirs = .hg stress
+        python_files = check_*.py
+        pep8ignore =
+        \t*.py E121
+        """))
+    (repo / "tests" / "check_it.py").write_text("def test_it():\n    assert True\n")
+    (repo / "stress" / "check_load.py").write_text("def test_load():\n    assert False\n")
+    recipe = detect(repo)
+    assert recipe.pytest_args == ("-c", os.devnull, "--override-ini=python_files=check_*.py",
+                                  "--override-ini=norecursedirs=.hg stress")
+    assert recipe.addopts == "-p no:doctest"
+    env = evolve(runner_env, pytest_args=recipe.pytest_args, addopts=recipe.addopts)
+    run = run_job(env, TestJob("whole", str(repo), str(tmp_path / "jobs")))
+    assert run.outcomes == {"tests/check_it.py::test_it": "passed"}, run.detail
 
 
 def test_a_namespace_package_the_installed_project_declares_is_imported_from_the_work_copy(tmp_path):

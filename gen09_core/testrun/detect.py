@@ -181,6 +181,11 @@ def detect(repo: Path) -> PythonRecipe:
         found.add(f"drop addopts {' '.join(dropped)}", ini)
     if packages:
         found.add(f"install {', '.join(packages)} for its pytest options", ini)
+    pytest_args = ()
+    if ini == LEGACY_SECTION:
+        pytest_args = _legacy_section(pytest_ini(repo, pyproject, setup_cfg)[0])
+        found.add("read setup.cfg's [pytest] section as pytest options (-c /dev/null, -o)",
+                  "pytest 4 and later refuse to start with that section")
     test_paths = _test_module(repo, pyproject, setup_cfg)
     if test_paths:
         found.add(f"run the tests in {', '.join(test_paths)}",
@@ -194,7 +199,7 @@ def detect(repo: Path) -> PythonRecipe:
     if doctests:
         found.add("run the doctests of its modules (--doctest-modules)",
                   f"no test file; doctest examples in {', '.join(doctests[:3])}{' …' * (len(doctests) > 3)}")
-    pytest_args = ("--doctest-modules",) if doctests else ()
+    pytest_args += ("--doctest-modules",) if doctests else ()
     suites = _walked(_suite_doctests(repo, pythonpath), pytest_ini(repo, pyproject, setup_cfg)[0], test_paths)
     if suites:
         found.add(f"run the doctests of {', '.join(sorted(suites))}", "; ".join(sorted(set(suites.values()))))
@@ -963,7 +968,24 @@ def pytest_ini(repo: Path, pyproject: dict, setup_cfg) -> tuple[dict, str]:
         return dict(tox.items("pytest")), "tox.ini [pytest]"
     if setup_cfg.has_section("tool:pytest"):
         return dict(setup_cfg.items("tool:pytest")), "setup.cfg [tool:pytest]"
+    if setup_cfg.has_section("pytest"):
+        return dict(setup_cfg.items("pytest")), LEGACY_SECTION
     return {}, ""
+
+
+# the section pytest 3 read and pytest 4 and later refuse to start with ("[pytest] section in setup.cfg
+# files is no longer supported"): gen09 gives pytest no ini file and these of its options with ``-o``
+LEGACY_SECTION = "setup.cfg [pytest]"
+LEGACY_CARRIED = ("testpaths", "python_files", "python_classes", "python_functions", "norecursedirs",
+                  "markers", "filterwarnings", "usefixtures", "doctest_optionflags", "xfail_strict")
+
+
+def _legacy_section(ini: dict) -> tuple[str, ...]:
+    """The pytest arguments that stand for setup.cfg's ``[pytest]`` section (``ini``), which pytest
+    refuses (Whoosh 2.7.4: no test ran): no ini file (``-c /dev/null``; every run names its
+    ``--rootdir``) and the section's options pytest knows, each with ``-o``."""
+    return ("-c", os.devnull, *(f"--override-ini={key}={str(ini[key]).strip()}" for key in LEGACY_CARRIED
+                                if key in ini))
 
 
 def _pytest_options(repo, pyproject, setup_cfg):
@@ -996,7 +1018,7 @@ def _pytest_options(repo, pyproject, setup_cfg):
     packages += [package for key, package in INI_PLUGINS if key in ini]
     required = ini.get("required_plugins", "")
     required = required if isinstance(required, list) else str(required).split()
-    addopts = " ".join(shlex.quote(a) for a in kept) if dropped else None
+    addopts = " ".join(shlex.quote(a) for a in kept) if dropped or where == LEGACY_SECTION else None
     return addopts, dropped, sorted(set(packages)), tuple(required), where
 
 
