@@ -212,6 +212,26 @@ def test_a_suite_that_changes_directory_keeps_its_frames_and_coverage(runner_env
     assert run.coverage["calc.py"][2] == ["tests/test_it.py::test_half"]
 
 
+def test_a_test_that_clears_the_environment_keeps_the_runs_coverage(runner_env, tmp_path):
+    """httplib2 0.22.0's proxy tests ``os.environ.clear()`` (written for ``pytest --forked``): the
+    plugin read where to save the coverage from the environment at the run's end, found nothing,
+    and no coverage was saved; every one of 40 mutants was uncovered."""
+    repo = repo_with_tests(tmp_path, """
+        import os
+        from calc import half
+
+        def test_half():
+            assert half(4) == 2
+
+        def test_no_proxy():
+            os.environ.clear()
+            assert half(2) == 1
+        """)
+    (repo / "calc.py").write_text("def half(x):\n    return x // 2\n")
+    run = run_job(runner_env, TestJob("env", str(repo), str(tmp_path / "jobs"), coverage=True))
+    assert run.coverage["calc.py"][2] == ["tests/test_it.py::test_half", "tests/test_it.py::test_no_proxy"]
+
+
 def test_a_test_packages_helper_asserts_are_rewritten_like_its_tests(runner_env, tmp_path):
     """vulture 2.16 checks its results with ``check()`` in ``tests/__init__.py``, which pytest does
     not rewrite by itself: its failed assert said only ``AssertionError``, and 19 of 32 issues "a

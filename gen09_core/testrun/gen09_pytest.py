@@ -54,7 +54,7 @@ def _start_coverage():
 def _measure_subprocesses():
     """Put ``gen09_subcov`` first on the ``PYTHONPATH`` the tests' subprocesses inherit, with
     the folder for their results and the work copy's root."""
-    folder = os.environ["GEN09_COV_FILE"] + ".sub"
+    folder = _COV_FILE + ".sub"
     os.makedirs(folder, exist_ok=True)
     os.environ.update(GEN09_SUBCOV_DIR=folder, GEN09_SUBCOV_ROOT=os.getcwd(),
                       PYTHONPATH=os.pathsep.join(filter(None, (_SUBCOV, os.environ.get("PYTHONPATH")))))
@@ -78,7 +78,10 @@ def _work_copy_first():
 
 _work_copy_first()
 _SUBCOV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen09_subcov")
-if os.environ.get("GEN09_COV_FILE"):
+# read once: a test may clear the environment (httplib2 0.22.0's ``os.environ.clear()``, written
+# for ``pytest --forked``), and the coverage of the whole run was lost at its end
+_COV_FILE = os.environ.get("GEN09_COV_FILE")
+if _COV_FILE:
     _start_coverage()  # at import: conftest files and the package import are measured too
     if os.path.isdir(_SUBCOV):
         _measure_subprocesses()
@@ -454,7 +457,7 @@ def pytest_unconfigure(config):
     """Save per-test coverage and close the record."""
     if _cov is not None:
         _quiet(_cov.stop)
-        _save_coverage(os.environ["GEN09_COV_FILE"])
+        _save_coverage(_COV_FILE)
     if _state["out"] is not None:
         _state["out"].close()
         _state["out"] = None
