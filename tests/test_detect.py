@@ -243,6 +243,19 @@ def test_setup_cfg_extras_and_package_dir(tmp_path):
     assert recipe.project == "cfgpkg" and recipe.extras == ("testing",) and recipe.pythonpath == ("src", ".")
 
 
+def test_the_one_folder_holding_the_listed_packages_is_imported_from(tmp_path):
+    # httplib2 0.22.0: package_dir={"": "python%s" % sys.version_info[0]} is no literal, and its
+    # python2/ and python3/ folders each hold httplib2; the root holds none
+    setup = ("import sys\nfrom setuptools import setup\npkgdir = {'': 'python%s' % sys.version_info[0]}\n"
+             "setup(name='h', package_dir=pkgdir, packages=['h'])\n")
+    files = {"setup.py": setup, "python2/h/__init__.py": "", "python3/h/__init__.py": "", "tests/test_h.py": ""}
+    recipe = detect(_repo(tmp_path / "a", files))
+    assert recipe.pythonpath == ("python3", ".")
+    assert "import from python3, . (setup.py packages: python3/ holds them)" in recipe.summary()
+    assert detect(_repo(tmp_path / "b", {**files, "h/__init__.py": ""})).pythonpath == (".",)
+    assert detect(_repo(tmp_path / "c", {**files, "lib3/h/__init__.py": ""})).pythonpath == (".",)  # two
+
+
 def test_a_repository_that_is_not_a_distribution(tmp_path):
     repo = _repo(tmp_path, {"mod.py": "", "tests/test_mod.py": ""})
     recipe = detect(repo)

@@ -936,7 +936,25 @@ def _pythonpath(repo, pyproject, setup_cfg, setup_py, name) -> tuple[tuple[str, 
     inside_src = _packages(repo / "src") if (repo / "src").is_dir() else set()
     if inside_src and not inside_src & _packages(repo):
         return ("src", "."), "a src/ folder holds the package"
+    if home := _home_of_listed(repo, setup_py):
+        return (home, "."), f"setup.py packages: {home}/ holds them"
     return (".",), "the repository root holds the package"
+
+
+def _home_of_listed(repo: Path, setup_py: dict) -> str | None:
+    """The one top folder holding the packages setup.py's ``packages`` lists, where the root holds
+    none of them and ``package_dir`` is no literal: httplib2 0.22.0 keeps a ``python2/`` and a
+    ``python3/`` copy and picks one by the running Python (a folder ending in ``2`` is left out
+    where another holds them too); its tests had imported the installed copy, and every mutant
+    was uncovered."""
+    listed = {p.split(".")[0] for p in setup_py.get("packages") or () if isinstance(p, str)}
+    if not listed or listed & _packages(repo):
+        return None
+    homes = [folder.name for folder in sorted(repo.iterdir())
+             if folder.is_dir() and folder.name[:1] not in "._"
+             and any((folder / name / "__init__.py").is_file() for name in listed)]
+    homes = [home for home in homes if not home.endswith("2")] if len(homes) > 1 else homes
+    return homes[0] if len(homes) == 1 else None
 
 
 def _packages(folder: Path) -> set[str]:
