@@ -93,6 +93,8 @@ _CUT_ADDRESS = re.compile(r"(?<=\.\.\.)[0-9a-f]{1,15}(?=>)")
 def _without_addresses(text: str) -> str:
     """``text`` with no object's address, whole or the end of one where a repr was cut short."""
     return _CUT_ADDRESS.sub("", _ADDRESS.sub(r"\1", text))
+
+
 # a call of a function pytest printed by its repr (a local name holds it): ``<function get_in at 0x7f…>(``
 _FUNCTION_PRINT = re.compile(r"^<function ([\w.]+) at 0x[0-9a-f]+>\(")
 # pytest.raises(match=...) and unittest's assertRaisesRegex meeting another message, and
