@@ -768,6 +768,11 @@ def test_pytests_own_words_stand_in_for_a_message_of_none(tmp_path):
                                                   "message_again": said.replace("50>}", "e0>}")}}
     assert 'Observed: `<200 OK text/plain body=b"The matc...>}"/774>` does not hold `b\'items are []\'`' \
         in write_issue("m", failures, list(failures), [], "", repo)
+    said = "AssertionError: assert b'[]' in b\"The items and environ is {'C': '...ject at 0x7f853ca10110>, {})}\""
+    failures = {"test/test_priority.py::test_t": {"message": said, "trace": [],  # the opener cut away
+                                                  "message_again": said.replace("a1011", "b2022")}}
+    assert "`b\"The items and environ is {'C': '...ject>, {})}\"` does not hold" in write_issue(
+        "m", failures, list(failures), [], "", repo)
     failures = {"test/test_priority.py::test_t": {"message": "m.BadAccess: Bad access at 0x1234: no data",
                                                   "trace": []}}  # intelhex: an address of the data stays
     assert "`m.BadAccess: Bad access at 0x1234: no data`" in write_issue("m", failures, list(failures), [], "", repo)

@@ -86,13 +86,15 @@ _PYTEST_NOT_RAISED = re.compile(r"^Failed: DID NOT RAISE (.+)$")  # pytest.raise
 # intelhex's "Bad access at 0x0" is a value of the data. A local function's ``<locals>`` may come
 # before it (zope.component 7.1's ``<function protectedFactory.<locals>.factory at 0x7f17…>``)
 _ADDRESS = re.compile(r"(<(?:[^<>\n]|<locals>)*?) at 0x[0-9a-f]{4,}(?=[ >])")
-# the end of an address where pytest cut a long repr short: ``body=b"The matc...50>}"`` (Routes 2.5.1)
+# where pytest cut a long repr short, the end of an address (``body=b"The matc...50>}"``) or one whose
+# ``<`` was cut away (``'...ject at 0x7f853ca10110>``), Routes 2.5.1
 _CUT_ADDRESS = re.compile(r"(?<=\.\.\.)[0-9a-f]{1,15}(?=>)")
+_CUT_OPENER = re.compile(r"(\.\.\.[^<>\n]*?) at 0x[0-9a-f]{4,}(?=[ >])")
 
 
 def _without_addresses(text: str) -> str:
-    """``text`` with no object's address, whole or the end of one where a repr was cut short."""
-    return _CUT_ADDRESS.sub("", _ADDRESS.sub(r"\1", text))
+    """``text`` with no object's address, whole or where a repr was cut short."""
+    return _CUT_ADDRESS.sub("", _CUT_OPENER.sub(r"\1", _ADDRESS.sub(r"\1", text)))
 
 
 # a call of a function pytest printed by its repr (a local name holds it): ``<function get_in at 0x7f…>(``
