@@ -407,10 +407,11 @@ def _expected_to_raise(source: str, tree: ast.Module, line: int, the_check: bool
     as the check ``with pytest.raises(ValueError):``, and every line naming pytest is dropped);
     with ``the_check``, the check itself (``self.assertRaises(Error)``), which raised."""
     for node in ast.walk(tree):
-        checks = [item.context_expr for item in getattr(node, "items", ())
-                  if isinstance(item.context_expr, ast.Call)
+        if not (isinstance(node, (ast.With, ast.AsyncWith)) and node.lineno == line):
+            continue
+        checks = [item.context_expr for item in node.items if isinstance(item.context_expr, ast.Call)
                   and re.search(r"raise|warn", ast.unparse(item.context_expr.func), re.I)]
-        if isinstance(node, (ast.With, ast.AsyncWith)) and node.lineno == line and checks:
+        if checks:
             steps = checks if the_check else node.body
             body = "\n".join(ast.get_source_segment(source, step, padded=True) or "" for step in steps)
             return cut_at_token(textwrap.dedent(body).strip(), MAX_STATEMENT_CHARS) or None

@@ -181,18 +181,18 @@ def detect(repo: Path) -> PythonRecipe:
         found.add(f"drop addopts {' '.join(dropped)}", ini)
     if packages:
         found.add(f"install {', '.join(packages)} for its pytest options", ini)
-    pytest_args = ()
+    ini_values, pytest_args = pytest_ini(repo, pyproject, setup_cfg)[0], ()
     if ini == LEGACY_SECTION:
-        pytest_args = _legacy_section(pytest_ini(repo, pyproject, setup_cfg)[0])
+        pytest_args = _legacy_section(ini_values)
         found.add("read setup.cfg's [pytest] section as pytest options (-c /dev/null, -o)",
                   "pytest 4 and later refuse to start with that section")
     test_paths = _test_module(repo, pyproject, setup_cfg)
     if test_paths:
         found.add(f"run the tests in {', '.join(test_paths)}",
                   "no test_*.py or *_test.py file: pytest runs a module it is given")
-    elif suite_modules := _suite_modules(repo, pyproject, setup_cfg, setup_py):
+    elif suite_modules := _suite_modules(repo, ini_values, setup_cfg, setup_py):
         declared, modules = suite_modules
-        test_paths = tuple(sorted({*modules, *_default_named(repo, pyproject, setup_cfg)}))
+        test_paths = tuple(sorted({*modules, *_default_named(repo, ini_values)}))
         found.add(f"run the tests in {', '.join(modules[:3])}{' …' * (len(modules) > 3)} too",
                   f"{declared}: its unittest suite runs test modules pytest's test_*.py misses")
     doctests = () if test_paths else _doctest_modules(repo, pyproject, setup_cfg)
@@ -200,7 +200,7 @@ def detect(repo: Path) -> PythonRecipe:
         found.add("run the doctests of its modules (--doctest-modules)",
                   f"no test file; doctest examples in {', '.join(doctests[:3])}{' …' * (len(doctests) > 3)}")
     pytest_args += ("--doctest-modules",) if doctests else ()
-    suites = _walked(_suite_doctests(repo, pythonpath), pytest_ini(repo, pyproject, setup_cfg)[0], test_paths)
+    suites = _walked(_suite_doctests(repo, pythonpath), ini_values, test_paths)
     if suites:
         found.add(f"run the doctests of {', '.join(sorted(suites))}", "; ".join(sorted(set(suites.values()))))
         builders = _suite_builders(repo, suites, pythonpath)
@@ -281,16 +281,16 @@ def _test_module(repo: Path, pyproject: dict, setup_cfg) -> tuple[str, ...]:
     return tuple(unittest_named_files(repo))
 
 
-def _suite_modules(repo: Path, pyproject: dict, setup_cfg, setup_py: dict) -> tuple[str, list[str]] | None:
+def _suite_modules(repo: Path, ini: dict, setup_cfg, setup_py: dict) -> tuple[str, list[str]] | None:
     """Where setuptools' ``test_suite`` is declared, and the modules in test folders (``tests/``,
     ``test/``) that define ``TestCase`` classes under names pytest's ``test_*.py`` misses: the suite
     it names runs them (Genshi 0.7.9's ``genshi.tests.suite`` runs ``genshi/tests/core.py`` and
     15 more; pytest found 67 of its tests). None where nothing is declared, the repository sets
-    ``python_files`` or no such module exists."""
+    ``python_files`` (in its pytest ``ini``) or no such module exists."""
     declared = ("setup.py test_suite" if isinstance(setup_py.get("test_suite"), str)
                 else "setup.cfg [options] test_suite" if setup_cfg.get("options", "test_suite", fallback="")
                 else None)
-    if not declared or "python_files" in pytest_ini(repo, pyproject, setup_cfg)[0]:
+    if not declared or "python_files" in ini:
         return None
     modules = sorted(rel.as_posix() for rel in _own_files(repo, "*.py")
                      if {"test", "tests"} & set(rel.parts[:-1]) and not _pytest_named(rel.name)
@@ -299,13 +299,13 @@ def _suite_modules(repo: Path, pyproject: dict, setup_cfg, setup_py: dict) -> tu
 
 
 def _pytest_named(name: str) -> bool:
-    """Whether pytest's default ``python_files`` (``test_*.py``, ``*_test.py``) matches ``name``."""
-    return fnmatch.fnmatch(name, "test_*.py") or fnmatch.fnmatch(name, "*_test.py")
+    """Whether pytest's default ``python_files`` matches ``name``."""
+    return any(fnmatch.fnmatch(name, pattern) for pattern in PYTEST_FILES)
 
 
-def _default_named(repo: Path, pyproject: dict, setup_cfg) -> list[str]:
-    """The files pytest itself would collect by name: under the ini ``testpaths`` where set."""
-    roots = _testpaths(pytest_ini(repo, pyproject, setup_cfg)[0])
+def _default_named(repo: Path, ini: dict) -> list[str]:
+    """The files pytest itself would collect by name: under the ``ini``'s ``testpaths`` where set."""
+    roots = _testpaths(ini)
     return [rel.as_posix() for rel in _own_files(repo, "*.py") if _pytest_named(rel.name)
             and (not roots or any(root in PurePosixPath(rel).parents for root in roots))]
 
@@ -434,7 +434,7 @@ def _namespace_roots(repo: Path, pythonpath: tuple[str, ...], test_paths: tuple[
     found = [folder for root in sorted(roots) if root.is_dir() for folder in sorted(root.iterdir())
              if folder.is_dir() and folder not in roots and folder.name.isidentifier()
              and not any(folder.glob("*.py")) and any(folder.glob("*/__init__.py"))]
-    tests = [rel for name in ("test_*.py", "*_test.py", "conftest.py") for rel in _own_files(repo, name)]
+    tests = [rel for name in (*PYTEST_FILES, "conftest.py") for rel in _own_files(repo, name)]
     tests += [Path(path) for path in test_paths]
     homes = [[folder for folder in found if folder in (repo / rel).resolve().parents] for rel in tests]
     if not tests or not all(homes):
@@ -452,9 +452,12 @@ def _own_files(repo: Path, name: str):
             yield rel
 
 
+PYTEST_FILES = ("test_*.py", "*_test.py")  # pytest's default ``python_files``
+
+
 def has_test_files(repo: Path) -> bool:
     """Whether any file under ``repo`` is named as pytest finds tests by default."""
-    return any(True for pattern in ("test_*.py", "*_test.py") for _ in Path(repo).rglob(pattern))
+    return any(True for pattern in PYTEST_FILES for _ in Path(repo).rglob(pattern))
 
 
 def unittest_named_files(repo: Path) -> list[str]:
