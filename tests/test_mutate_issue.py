@@ -1029,6 +1029,9 @@ SEQUENCES = '''
 
             self.assertEqual(Line(), Line())
 
+        def test_alike_items(self):
+            self.assertEqual((1, object()), (1, object()))
+
         def test_not_equal(self):
             self.assertNotEqual(-1, "abc".find("z"))
 
@@ -1084,7 +1087,10 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
         "test_labelled_empty_output": "a result is empty where `cleared the shelve` is expected (the check's "
                                       "message: `input: .clear`).",
         # unidiff 0.7.5: "the check reports `<Line: +Sample line> != <Line: +Sample line>`"
-        "test_alike": "the check reports two values that differ, though both print as `<Line: +Sample line>`."})
+        "test_alike": "the check reports two values that differ, though both print as `<Line: +Sample line>`.",
+        # dnspython 2.7.0: "the check reports `Tuples differ: (1, <dns.immutable.Dict object>) != (1, <dns…`"
+        "test_alike_items": "the check reports `Tuples differ`: their first differing item (1) differs, though "
+                            "both print as `<object object>`."})
 
 
 LIBRARY_ERRORS = '''

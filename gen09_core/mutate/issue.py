@@ -1144,7 +1144,8 @@ def _symptom(message: str, test_file: str = "", trace=(),
         return _PROPERTY, None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
         return (_unittest_sets([first, *lines[1:]]) or _unittest_cut(first, lines) or _counted(lines)
-                or _alike(first) or _not_unequal(first) or _labelled(first, lines) or _check(first)), None
+                or _alike(first, lines) or _not_unequal(first) or _labelled(first, lines)
+                or _check(first)), None
     if match := _C_ASSERT.match(first):
         return None, f"Assertion '{match.group(2)}' failed in {match.group(1)}()"[:300]
     if (match := _WRAPPED.match(first)) and (cause := _WRAPPED_CAUSE.match(lines[-1])):
@@ -1207,9 +1208,20 @@ def _labelled(first: str, lines: list[str]) -> str | None:
     return f"{said[:-1]} (the check's message: `{cut_at_token(first, 300)}`)."
 
 
-def _alike(first: str) -> str | None:
+def _alike(first: str, lines: list[str]) -> str | None:
     """The observation of unittest's ``A != B`` (``first``) whose sides print alike, once objects'
-    addresses are left out (unidiff 0.7.5: a mutated ``__eq__`` of ``<Line: +Sample line>``), or None."""
+    addresses are left out (unidiff 0.7.5: a mutated ``__eq__`` of ``<Line: +Sample line>``), or None;
+    of two sequences, their first differing item, shown on the ``lines`` below (dnspython 2.7.0:
+    "the check reports `Tuples differ: (1, <dns.immutable.Dict object>) != (1, <dns.immutable.Dict
+    object>)`")."""
+    kind = _UNITTEST_SEQUENCES.match(first)
+    at = next((n for n, line in enumerate(lines) if _UNITTEST_ITEM.match(line.strip())), None)
+    if kind and at is not None and len(lines) >= at + 3:
+        if (shown := _printed_alike(lines[at + 1].strip(), lines[at + 2].strip())) is None:
+            return None
+        index = _UNITTEST_ITEM.match(lines[at].strip()).group(1)
+        return (f"the check reports `{kind.group(1)}`: their first differing item ({index}) differs, though "
+                f"both print as `{cut_at_token(shown, 300)}`.")
     sides = _unequal(first)
     if not sides or (shown := _printed_alike(*sides)) is None:
         return None
