@@ -967,6 +967,7 @@ def _observed_in_a_real_run(tmp_path, tests: str, expected: dict):
 
 
 SEQUENCES = '''
+    import pprint
     import unittest
 
 
@@ -1034,6 +1035,14 @@ SEQUENCES = '''
 
             self.assertEqual(Line(), Line())
 
+        def test_printed_over_lines(self):
+            class Calls(list):
+                def __repr__(self):
+                    return pprint.pformat(list(self), width=30)
+
+            calls = ["call.foo(1)", "call.foo().bar()", "call.foo().bar().baz(a=6)", "call.qux(b=7)"]
+            self.assertEqual(Calls(calls), [])
+
         def test_alike_items(self):
             self.assertEqual((1, object()), (1, object()))
 
@@ -1093,6 +1102,9 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
                                       "message: `input: .clear`).",
         # unidiff 0.7.5: "the check reports `<Line: +Sample line> != <Line: +Sample line>`"
         "test_alike": "the check reports two values that differ, though both print as `<Line: +Sample line>`.",
+        # mock 5.1.0: "the check reports `[call.foo(1),`"
+        "test_printed_over_lines": "the check reports two values that differ, first in `['call.foo(1)', "
+                                   "'call.foo().bar()', 'cal[37 chars]=7)']` on one side and `[]` on the other.",
         # dnspython 2.7.0: "the check reports `Tuples differ: (1, <dns.immutable.Dict object>) != (1, <dns…`"
         "test_alike_items": "the check reports `Tuples differ`: their first differing item (1) differs, though "
                             "both print as `<object object>`."})

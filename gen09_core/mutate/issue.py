@@ -1121,6 +1121,8 @@ def _symptom(message: str, test_file: str = "", trace=(),
                 if not re.search(r"[^\W\d_]", first):
                     return compared, None
                 return f"{compared[:-1]} (the check's message: `{cut_at_token(first, 300)}`).", None
+    if failed_check and (joined := _pprinted_unequal(first, lines)):
+        first, lines = joined
     if clause := _failed_clause(first, lines):
         first, lines = clause[0], clause
     if said := _identity(first, lines) or _ordering(first, lines):
@@ -1206,6 +1208,18 @@ def _labelled(first: str, lines: list[str]) -> str | None:
     if _VALUE_LABEL.match(first):
         return said
     return f"{said[:-1]} (the check's message: `{cut_at_token(first, 300)}`)."
+
+
+def _pprinted_unequal(first: str, lines: list[str]) -> tuple[str, list[str]] | None:
+    """unittest's ``A != B`` whose ``A`` printed over lines (mock 5.1.0's call lists print with
+    pprint: "the check reports `[call.foo(1),`"), ``first`` its first line: as one line, and the
+    ``lines`` after it; or None."""
+    if " != " in first or first.startswith("assert "):  # pytest's explanation is not a value's print
+        return None
+    end = next((n for n, line in enumerate(lines[1:], 1) if not line.startswith(" ") or " != " in line), 0)
+    if not end or not lines[end].startswith(" ") or " != " not in lines[end]:
+        return None
+    return " ".join([first, *(line.strip() for line in lines[1:end + 1])]), [lines[0], *lines[end + 1:]]
 
 
 def _alike(first: str, lines: list[str]) -> str | None:
