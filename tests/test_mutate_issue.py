@@ -1043,6 +1043,11 @@ SEQUENCES = '''
             calls = ["call.foo(1)", "call.foo().bar()", "call.foo().bar().baz(a=6)", "call.qux(b=7)"]
             self.assertEqual(Calls(calls), [])
 
+        def test_mock_ids(self):
+            from unittest import mock
+
+            self.assertIsInstance(mock.MagicMock().foo, list)
+
         def test_alike_items(self):
             self.assertEqual((1, object()), (1, object()))
 
@@ -1105,6 +1110,8 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
         # mock 5.1.0: "the check reports `[call.foo(1),`"
         "test_printed_over_lines": "the check reports two values that differ, first in `['call.foo(1)', "
                                    "'call.foo().bar()', 'cal[37 chars]=7)']` on one side and `[]` on the other.",
+        # mock 5.1.0: "the values it reports differ from run to run" (a mock prints its id())
+        "test_mock_ids": "the check reports `<MagicMock name='mock.foo'> is not an instance of <class 'list'>`.",
         # dnspython 2.7.0: "the check reports `Tuples differ: (1, <dns.immutable.Dict object>) != (1, <dns…`"
         "test_alike_items": "the check reports `Tuples differ`: their first differing item (1) differs, though "
                             "both print as `<object object>`."})

@@ -90,11 +90,13 @@ _ADDRESS = re.compile(r"(<(?:[^<>\n]|<locals>)*?) at 0x[0-9a-f]{4,}(?=[ >])")
 # ``<`` was cut away (``'...ject at 0x7f853ca10110>``), Routes 2.5.1
 _CUT_ADDRESS = re.compile(r"(?<=\.\.\.)[0-9a-f]{1,15}(?=>)")
 _CUT_OPENER = re.compile(r"(\.\.\.[^<>\n]*?) at 0x[0-9a-f]{4,}(?=[ >])")
+# unittest.mock's print of an object's id() (mock 5.1.0: ``<MagicMock name='mock.foo' id='140245'>``)
+_MOCK_ID = re.compile(r"(<[^<>\n]*?) id='\d{4,}'(?=[ >])")
 
 
 def _without_addresses(text: str) -> str:
-    """``text`` with no object's address, whole or where a repr was cut short."""
-    return _CUT_ADDRESS.sub("", _CUT_OPENER.sub(r"\1", _ADDRESS.sub(r"\1", text)))
+    """``text`` with no object's address (or unittest.mock's id), whole or where a repr was cut short."""
+    return _CUT_ADDRESS.sub("", _CUT_OPENER.sub(r"\1", _ADDRESS.sub(r"\1", _MOCK_ID.sub(r"\1", text))))
 
 
 # a call of a function pytest printed by its repr (a local name holds it): ``<function get_in at 0x7f…>(``
