@@ -1195,6 +1195,10 @@ TRUTHS = '''
 
     def test_rounded():
         assert round(score(2), 3) == 5.82
+
+
+    def test_an_errors_words():
+        assert "wanted words" in str(ValueError("Connection refused by the mock: no match found"))
 '''
 
 
@@ -1209,7 +1213,11 @@ def test_a_failed_truth_check_names_the_value_and_the_call(tmp_path):
                                   r"expected\.\n"),  # pytest 9 names ``full()``, older ones the bound method
         "test_membership": "`'abc'` holds `'a'`, though it is expected not to.",
         # textstat 0.7.13: "`round(61642.48, 3)` returns `61642.48`": not the call that gave the value
-        "test_rounded": "`score(2)` returns `61642.48`, but `5.82` is expected."})
+        "test_rounded": "`score(2)` returns `61642.48`, but `5.82` is expected.",
+        # responses 0.25.3: "… (`str(ConnectionError("Connection refused by Responses …"))` returns `"Connection
+        # refused by Responses …"`)": a call given the value it returns says nothing more
+        "test_an_errors_words": "`'Connection refused by the mock: no match found'` does not hold `'wanted words'`, "
+                                "though it is expected to."})
 
 
 IDENTITIES = '''

@@ -907,7 +907,7 @@ def _truthiness(first: str, lines: list[str]) -> str | None:
     if not calls and value not in (_FALSY if not negated else ("True",)):
         return None  # not one value (``assert 'a' not in 'abc'``)
     wanted = "a falsy value" if negated else "a truthy value"
-    call = next(iter(_named(calls)), None)
+    call = next(iter(_named(calls, value)), None)
     return f"`{call}` returns `{value}` where {wanted} is expected." if call else \
         f"a result is `{value}` where {wanted} is expected."
 
@@ -919,10 +919,11 @@ def _calls(value: str, lines: list[str]) -> list[str]:
             if (where := _WHERE.match(ln)) and where.group(1) == value]
 
 
-def _named(calls: list[str]) -> list[str]:
-    """The ``calls`` that are not an object's print (``<bound method …>()``,
-    ``<boolean.boolean.BooleanAlgebra object>.TRUE``)."""
-    return [call for call in calls if not call.startswith("<")]
+def _named(calls: list[str], value: str) -> list[str]:
+    """The ``calls`` giving ``value`` that are not an object's print (``<bound method …>()``,
+    ``<boolean.boolean.BooleanAlgebra object>.TRUE``), nor were given that long value itself to
+    return (responses 0.25.3: ``str(ConnectionError("Connection refused by Responses …"))``)."""
+    return [call for call in calls if not call.startswith("<") and (len(value) < 12 or value not in call)]
 
 
 def _call(value: str, lines: list[str]) -> str | None:
@@ -932,7 +933,7 @@ def _call(value: str, lines: list[str]) -> str | None:
     calls = _calls(value, lines)
     given = (f"{value},", f"{value})")
     return next(iter(_named([call for call in calls if len(calls) == 1 or not
-                             call.partition("(")[2].startswith(given)])), None)
+                             call.partition("(")[2].startswith(given)], value)), None)
 
 
 def _identity(first: str, lines: list[str]) -> str | None:
@@ -972,7 +973,7 @@ def _ordering(first: str, lines: list[str]) -> str | None:
         return None
     sign, (left, right) = found
     called = [(call, value) for value in (left, right)
-              for call in _named(_calls(value, lines)) if call != value]
+              for call in _named(_calls(value, lines), value) if call != value]
     if sign == " != ":
         call = next((call for call, value in called if value == left), None)
         return f"`{call}` returns `{left}`, a value it is expected not to be." if call else \
