@@ -1120,7 +1120,7 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
 LIBRARY_ERRORS = '''
     import ast
 
-    from lib import check, precedence
+    from lib import check, executed, precedence
 
 
     def test_syntax():
@@ -1137,6 +1137,10 @@ LIBRARY_ERRORS = '''
 
     def test_library_check():
         check(".clear", "cleared the shelve")
+
+
+    def test_library_assert_at_length():
+        executed([("GET", f"http://example.com/example{n}") for n in range(30)])
 '''
 
 
@@ -1150,7 +1154,8 @@ def test_a_syntax_error_and_a_librarys_own_assert_read_as_what_was_raised(tmp_pa
 
     repo, env = warm_project(tmp_path, "def precedence(node):\n    assert node is not None, node\n    return node\n\n\n"
                              "def check(line, expected):\n    out = 'unknown: ' + line\n"
-                             "    assert out == expected, f'input: {line}\\noutput: {out}\\nexpected: {expected}'\n",
+                             "    assert out == expected, f'input: {line}\\noutput: {out}\\nexpected: {expected}'\n\n\n"
+                             "def executed(calls):\n    assert not calls, f'Not all requests have been executed {calls}'\n",
                              textwrap.dedent(LIBRARY_ERRORS))
     run = run_job(env, TestJob("real", str(repo), str(tmp_path / "jobs")))
     said = {test_id.split("::")[-1]: write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
@@ -1161,6 +1166,13 @@ def test_a_syntax_error_and_a_librarys_own_assert_read_as_what_was_raised(tmp_pa
     # plac 1.4.7's Interpreter.check: the library's own check, its message labels what it got and wanted
     assert ("Observed: a result is `unknown: .clear` where `cleared the shelve` is expected (the check's message: "
             "`input: .clear`).") in said["test_library_check"], said
+    # responses 0.25.3: "It raises `AssertionError: Not all requests have been executed [('GET', …` over 2,000
+    # characters: what was raised is cut short at a token, as every value shown
+    assert ("It raises `AssertionError: Not all requests have been executed [('GET', 'http://example.com/example0'), "
+            "('GET', 'http://example.com/example1'), ('GET', 'http://example.com/example2'), ('GET', "
+            "'http://example.com/example3'), ('GET', 'http://example.com/example4'), ('GET', "
+            "'http://example.com/example5'), ('GET', ...`.") in said[
+        "test_library_assert_at_length"], said
 
 
 TRUTHS = '''

@@ -1392,6 +1392,7 @@ def _observation(nodeid: str, failure: dict, message: str, repo: Path, forbidden
         observation = None
     if _names_the_runs_folder(exception or "", repo.parent):
         exception = exception.partition(":")[0]
+    exception = exception and cut_at_token(exception, 300)  # responses 0.25.3 raised 2,000 characters
     return tuple(_clean(_without_addresses(_printable(text)), forbidden) if text else None
                  for text in (repro, observation, exception))
 
