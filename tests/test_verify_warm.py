@@ -85,6 +85,18 @@ def test_a_child_that_dies_is_run_again_fresh_and_the_worker_serves_on(run, tmp_
     assert (again.runner, again.reward) == ("warm", 1.0)
 
 
+def test_a_failed_oracle_shows_its_failing_tests_in_a_log(run, tmp_path):
+    """cmd2 2.4.3: ``gen09 verify … > log`` cut a failed oracle's detail to ``tests/test_ut…``
+    (rich's 80 columns off a terminal, the detail cut at 160 characters)."""
+    bundle = tmp_path / "tasks" / "unsolved"
+    shutil.copytree(sorted((run / "tasks").iterdir())[0], bundle)
+    (bundle / "solution" / "solve.sh").write_text("#!/usr/bin/env bash\nexit 0\n")  # fixes nothing
+    done = run_gen09("verify", bundle)
+    assert done.returncode == 1, done.stderr
+    failing = json.loads((bundle / "tests" / "expected.json").read_text())["FAIL_TO_PASS"]
+    assert all(test_id in done.stdout for test_id in failing), done.stdout
+
+
 def test_differing_file_names_one_changed_python_file_and_hands_back_the_rest(tmp_path):
     ref, app = tmp_path / "ref", tmp_path / "app"
     for root in (ref, app):

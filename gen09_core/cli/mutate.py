@@ -208,13 +208,19 @@ def _nothing_to_mutate(generate: dict) -> str:
             "point include at the files the tests run.")
 
 
-def _print_summary(summary: dict, out: Path) -> None:
+def _console():
+    """A rich console for a table: a terminal's own width, else 200 columns (a log or a pipe,
+    where rich's 80 columns cut a verify's failing test to ``tests/test_ut…``)."""
     from rich.console import Console
-    from rich.table import Table
 
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=200)
+    return console if console.is_terminal else Console(width=200)
+
+
+def _print_summary(summary: dict, out: Path) -> None:
+    from rich.table import Table
+
+    console = _console()
     totals = dict(summary["totals"])
     totals["not_validated"] = _not_validated(totals)
     shown = [c for c in COLUMNS if c not in OUTCOMES or totals.get(c[0]) or c[0] == "exported"]
@@ -339,12 +345,11 @@ def verify_command(bundles, python, timeout_sec, workers, executor, ray_address,
         click.echo(json.dumps({"bundles": [r.as_dict() for r in results],
                                "ok": sum(r.ok for r in results), "total": len(results)}, indent=2))
     else:
-        from rich.console import Console
         from rich.table import Table
 
         table = Table("bundle", "nop", "oracle", "hash", "ok", "environment", "detail")
         for r in results:
             table.add_row(Path(r.bundle).name, str(r.nop), str(r.oracle), "ok" if r.hash_ok else "BAD",
-                          "[green]yes[/]" if r.ok else "[red]no[/]", r.environment, r.detail[:160])
-        Console().print(table)
+                          "[green]yes[/]" if r.ok else "[red]no[/]", r.environment, r.detail[:600])
+        _console().print(table)
     sys.exit(0 if all(r.ok for r in results) else 1)
