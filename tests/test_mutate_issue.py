@@ -52,6 +52,9 @@ def test_values_that_differ_between_two_runs_of_the_mutant_are_not_shown(tmp_pat
     varying = {tests[0]: {**unittest, "message_again": unittest["message"].replace("1093", "1201")}}
     assert ("Observed: the check fails with the message `Must use the original generator string`, and the values "
             "it reports differ from run to run.\n") in write_issue("cache", varying, tests, tests, "", tmp_path)
+    for said in ("message", "message_again"):  # unless they name the folder the runs were made in
+        varying[tests[0]][said] += f" in {tmp_path.parent}/work/jobs/one"
+    assert str(tmp_path.parent) not in write_issue("cache", varying, tests, tests, "", tmp_path)
     failures[tests[0]]["message_again"] = first[tests[0]] + "\n"  # said alike: the values stay
     assert "`[242, 464]`" in write_issue("cache", failures, tests, tests, "", tmp_path)
 

@@ -1365,6 +1365,8 @@ def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path)
         if "message_again" in failure:  # the recheck's run of the same mutant said something else
             again = _observation(nodeid, failure, failure["message_again"], repo, forbidden)
             words = _words_both_said(failure.get("message", ""), failure["message_again"])
+            if words and _names_the_runs_folder(words, repo.parent):
+                words = None
             key = _steady(key, again, words and _clean(_printable(words), forbidden))
         if key in seen or not any(key):
             continue
