@@ -224,27 +224,36 @@ def test_exact_pins_that_cannot_go_together_are_installed_without_them_and_said(
     assert int(versions["pytest"].split(".")[0]) < 10  # a range is kept
 
 
-def test_a_test_requirement_no_index_has_is_left_out_and_said(tmp_path):
+def test_a_test_requirement_no_index_has_or_pip_cannot_build_is_left_out_and_said(tmp_path):
     # isort 5.13.2's Poetry dev-dependencies ask for types-pkg-resources>=0.1.2, every release of
-    # which is yanked: pip found no version, and the run ended before its tests could
+    # which is yanked: pip found no version; pymemcache 4.0.0's test-requirements.txt pins pylibmc==1.6.1,
+    # whose setup.py opens a file in mode 'U' (gone in Python 3.11): pip could not build it. Either way
+    # the run ended before its tests could
     from gen09_core.errors import EnvironmentFailure
     from gen09_core.testrun.detect import detect
     from gen09_core.testrun.venv import build_from_recipe
 
     repo = tmp_path / "wants"
     repo.mkdir()
-    (repo / "requirements-test.txt").write_text("iniconfig==2.0.0\ngen09-no-such-package[x]>=0.1.2\n")
+    (repo / "requirements-test.txt").write_text("iniconfig==2.0.0\ngen09-no-such-package[x]>=0.1.2\npylibmc==1.6.1\n")
     (repo / "wants.py").write_text("X = 1\n")
     lock, notes = build_from_recipe(detect(repo), tmp_path / "venv", repo)
     assert dict(p.split("==") for p in lock.packages if "==" in p)["iniconfig"] == "2.0.0"
     assert notes == ("no package index here has a version of the test requirement "
-                     "gen09-no-such-package[x]>=0.1.2: installed the others without it",)
-    # the project's own dependency is not the tests': its failure is said, not worked around
+                     "gen09-no-such-package[x]>=0.1.2: installed the others without it",
+                     "pip could not build the test requirement pylibmc==1.6.1 here: installed the others without it")
+    # the project's own dependency is not the tests', nor is the project: their failures are said, not
+    # worked around
     (repo / "requirements-test.txt").unlink()
     (repo / "pyproject.toml").write_text('[project]\nname = "wants"\nversion = "1"\n'
                                          'dependencies = ["gen09-no-such-package"]\n')
     with pytest.raises(EnvironmentFailure, match="No matching distribution found for gen09-no-such-package"):
         build_from_recipe(detect(repo), tmp_path / "venv2", repo)
+    (repo / "pyproject.toml").unlink()
+    (repo / "setup.py").write_text("raise SystemExit('the repository does not build here')\n")
+    with pytest.raises(EnvironmentFailure, match="the repository does not build here") as raised:
+        build_from_recipe(detect(repo), tmp_path / "venv3", repo)
+    assert "it could not build" not in str(raised.value)
 
 
 def test_a_pytest_plugin_pytest_cannot_load_is_left_out_and_said(tmp_path):

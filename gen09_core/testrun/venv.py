@@ -103,15 +103,33 @@ class Lock:
 
 
 def _pip(python: str, args: list, cwd, env: dict, what: str) -> None:
-    cmd = [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-q", *args]
+    cmd = [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
+           "--progress-bar", "off", *args]  # not quiet: its "Collecting NAME" lines say what failed to build
     try:
         done = run_in_session(cmd, cwd=cwd, env=env)
     except OSError as exc:
         raise EnvironmentFailure(f"could not {what}: {exc}") from None
     if done.returncode != 0:  # pip's warnings (an index location it ignores, ...) never say why
         said = [line for line in (done.stdout + done.stderr).splitlines() if not line.startswith("WARNING:")]
-        said = tail("\n".join(said), 12, 2000)
-        raise EnvironmentFailure(f"could not {what} (pip exit {done.returncode}): {said}")
+        unbuilt = _unbuilt(said)
+        built = f"; it could not build {', '.join(unbuilt)}" if unbuilt else ""
+        raise EnvironmentFailure(f"could not {what} (pip exit {done.returncode}{built}): "
+                                 f"{tail(chr(10).join(said), 12, 2000)}")
+
+
+def _unbuilt(lines: list[str]) -> list[str]:
+    """The packages pip's output ``lines`` say it could not build: those it names as failed
+    wheels, else the one it was collecting when a build step of it failed (pymemcache 4.0.0's
+    test requirement ``pylibmc==1.6.1``, whose ``setup.py`` reads a file in mode ``'U'``); a
+    folder it was processing (the repository itself) is none."""
+    text = "\n".join(lines)
+    named = re.findall(r"Failed building wheel for ([\w.-]+)", text)
+    if named or "subprocess-exited-with-error" not in text:
+        return sorted(set(named))
+    before = lines[:next(n for n, line in enumerate(lines) if "subprocess-exited-with-error" in line)]
+    started = (re.match(r"(Collecting|Processing|Obtaining) (\S+)", line) for line in reversed(before))
+    last = next(filter(None, started), None)
+    return [re.split(r"[=<>!~;\[ ]", last[2])[0]] if last and last[1] == "Collecting" else []
 
 
 def create_venv(venv: Path, python: str | None = None) -> str:
@@ -212,10 +230,17 @@ def _install_recipe(python: str, recipe: PythonRecipe, reqs: Path, project_dir: 
             _pip(python, args, project_dir, env, what)
             return notes
         except EnvironmentFailure as exc:
-            if missing := _unavailable(str(exc), requirements):
+            if missing := _named_in(re.findall(r"No matching distribution found for ([\w.-]+)", str(exc)),
+                                    requirements):
                 requirements = [line for line in requirements if line not in missing]
                 notes.append(f"no package index here has a version of the test requirement "
                              f"{', '.join(missing)}: installed the others without it")
+                continue
+            if (unbuilt := re.search(r"; it could not build ([^)]+)\)", str(exc))) and (
+                    broken := _named_in(unbuilt[1].split(", "), requirements)):
+                requirements = [line for line in requirements if line not in broken]
+                notes.append(f"pip could not build the test requirement {', '.join(broken)} here: "
+                             f"installed the others without it")
                 continue
             loose = _without_versions(requirements)
             if relaxed or "ResolutionImpossible" not in str(exc) or loose == requirements:
@@ -229,13 +254,12 @@ def _install_recipe(python: str, recipe: PythonRecipe, reqs: Path, project_dir: 
                          f"(pip: {cause}): installed them without their exact pins")
 
 
-def _unavailable(pip_said: str, requirements: list[str]) -> list[str]:
-    """The lines of ``requirements`` pip said it found no version of (``No matching
-    distribution found for NAME…``)."""
+def _named_in(names: list[str], requirements: list[str]) -> list[str]:
+    """The lines of ``requirements`` that ask for a package of ``names`` (which pip said it found
+    no version of, or could not build)."""
     from packaging.utils import canonicalize_name
 
-    found = re.finditer(r"No matching distribution found for ([\w.-]+)", pip_said)
-    named = {canonicalize_name(m[1]) for m in found}
+    named = {canonicalize_name(name) for name in names}
     return [line for line, requirement in parsed_requirements(requirements)
             if canonicalize_name(requirement.name) in named]
 
