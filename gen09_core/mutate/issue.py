@@ -1452,18 +1452,25 @@ def _steady(first: tuple, again: tuple, words: str | None = None) -> tuple:
     return repro, observation, exception
 
 
+def _code(text: str) -> str:
+    """``text`` as Markdown's inline code: between one backtick more than its longest run of them
+    (pymemcache 4.0.0 raised "… was present in both `retry_for` and `do_not_retry_for` …")."""
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}" if len(fence) > 1 else f"`{text}`"
+
+
 def _observed(number: int, module: str, repro, observation, exception) -> list[str]:
     """The lines of one numbered observation."""
     if not repro:
         if observation:
             return [f"{number}. Observed: {observation}", ""]
-        return [f"{number}. Calling into `{module}` raises `{exception}`.", ""]
+        return [f"{number}. Calling into `{module}` raises {_code(exception)}.", ""]
     shown = "\n".join("   " + ln for ln in repro.splitlines())
     lines = [f"{number}. This check fails:", "", "   ```python", shown, "   ```", ""]
     if observation:
         lines.append(f"   Observed: {observation}")
     elif exception:
-        lines.append(f"   It raises `{exception}`.")
+        lines.append(f"   It raises {_code(exception)}.")
     return [*lines, ""]
 
 
