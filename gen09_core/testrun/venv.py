@@ -110,23 +110,23 @@ def _pip(python: str, args: list, cwd, env: dict, what: str) -> None:
     except OSError as exc:
         raise EnvironmentFailure(f"could not {what}: {exc}") from None
     if done.returncode != 0:  # pip's warnings (an index location it ignores, ...) never say why
-        said = [line for line in (done.stdout + done.stderr).splitlines() if not line.startswith("WARNING:")]
+        lines = (done.stdout + done.stderr).splitlines()
+        said = "\n".join(line for line in lines if not line.startswith("WARNING:"))
         unbuilt = _unbuilt(said)
         built = f"; it could not build {', '.join(unbuilt)}" if unbuilt else ""
         raise EnvironmentFailure(f"could not {what} (pip exit {done.returncode}{built}): "
-                                 f"{tail(chr(10).join(said), 12, 2000)}")
+                                 f"{tail(said, 12, 2000)}")
 
 
-def _unbuilt(lines: list[str]) -> list[str]:
-    """The packages pip's output ``lines`` say it could not build: those it names as failed
+def _unbuilt(text: str) -> list[str]:
+    """The packages pip's output ``text`` says it could not build: those it names as failed
     wheels, else the one it was collecting when a build step of it failed (pymemcache 4.0.0's
     test requirement ``pylibmc==1.6.1``, whose ``setup.py`` reads a file in mode ``'U'``); a
     folder it was processing (the repository itself) is none."""
-    text = "\n".join(lines)
     named = re.findall(r"Failed building wheel for ([\w.-]+)", text)
     if named or "subprocess-exited-with-error" not in text:
         return sorted(set(named))
-    before = lines[:next(n for n, line in enumerate(lines) if "subprocess-exited-with-error" in line)]
+    before = text[:text.index("subprocess-exited-with-error")].splitlines()
     started = (re.match(r"(Collecting|Processing|Obtaining) (\S+)", line) for line in reversed(before))
     last = next(filter(None, started), None)
     return [re.split(r"[=<>!~;\[ ]", last[2])[0]] if last and last[1] == "Collecting" else []
