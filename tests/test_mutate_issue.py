@@ -1064,6 +1064,14 @@ SEQUENCES = '''
 
         def test_spacing_only(self):
             self.assertEqual("Line 1\\n * Item A\\n" + "x" * 80, "Line 1\\n  * Item A\\n" + "x" * 80)
+
+
+    class Own(unittest.TestCase):
+        class failureException(Exception):
+            pass
+
+        def test_own_failure_class(self):
+            self.assertEqual([255, 255, 255], [85, 85, 85])
 '''
 
 
@@ -1120,6 +1128,8 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
                                    "'call.foo().bar()', 'cal[37 chars]=7)']` on one side and `[]` on the other.",
         # mock 5.1.0: "the values it reports differ from run to run" (a mock prints its id())
         "test_mock_ids": "the check reports `<MagicMock name='mock.foo'> is not an instance of <class 'list'>`.",
+        # pypng 0.20220715.0: "It raises `test_png.Test.failureException: Lists differ: [255, 255, 255] != …`"
+        "test_own_failure_class": "the check reports `Lists differ: [255, 255, 255] != [85, 85, 85]`.",
         # dnspython 2.7.0: "the check reports `Tuples differ: (1, <dns.immutable.Dict object>) != (1, <dns…`"
         "test_alike_items": "the check reports `Tuples differ`: their first differing item (1) differs, though "
                             "both print as `<object object>`."})

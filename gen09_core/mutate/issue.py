@@ -156,6 +156,9 @@ _RUST_ASSERTS = ("assertion `left", "assertion failed: `(left")  # assert_eq! / 
 _RUST_TESTS = re.compile(r"^(?:.*/)?(?:tests|benches)/")  # a panic there is the test's own check failing
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # kept out of the text: a mutant may print raw memory
 # C's assert() as glibc prints it: ``prog: /path/src/load.c:223: stream_unget: Assertion `x' failed.``
+# a TestCase's own class of failed checks (pypng 0.20220715.0's ``class failureException(Exception)``,
+# reported as ``test_png.Test.failureException: Lists differ: …``)
+_OWN_FAILURE = re.compile(r"^[\w.]+\.failureException(?=:|$)")
 _C_ASSERT = re.compile(r"^\S+: \S+:\d+: (\w+): Assertion `(.+)' failed\.$")
 # an error that says only where in a file the code failed, and what was raised on its last, indented
 # line (zope.configuration's ``ZopeXMLConfigurationError: File "<string>", line 6.12-6.60`` then
@@ -1108,6 +1111,8 @@ def _symptom(message: str, test_file: str = "", trace=(),
         if shown and (raised := _raised(lines) or next(filter(_EXCEPTION_LINE.match, lines[1:]), None)):
             return None, raised.strip()
         return _failed_call(message), None
+    if own := _OWN_FAILURE.match(first):  # a TestCase's own failureException: its checks' failures
+        first = "AssertionError" + first[own.end():]
     failed_check = first.startswith("AssertionError")
     if failed_check:
         first = first[len("AssertionError"):].lstrip(":").strip()
