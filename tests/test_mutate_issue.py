@@ -1072,6 +1072,9 @@ SEQUENCES = '''
 
         def test_own_failure_class(self):
             self.assertEqual([255, 255, 255], [85, 85, 85])
+
+        def test_own_failure_class_not_raised(self):
+            self.assertRaises(ValueError, int, "1")
 '''
 
 
@@ -1130,6 +1133,7 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
         "test_mock_ids": "the check reports `<MagicMock name='mock.foo'> is not an instance of <class 'list'>`.",
         # pypng 0.20220715.0: "It raises `test_png.Test.failureException: Lists differ: [255, 255, 255] != …`"
         "test_own_failure_class": "the check reports `Lists differ: [255, 255, 255] != [85, 85, 85]`.",
+        "test_own_failure_class_not_raised": "no error is raised where `ValueError` is expected.",
         # dnspython 2.7.0: "the check reports `Tuples differ: (1, <dns.immutable.Dict object>) != (1, <dns…`"
         "test_alike_items": "the check reports `Tuples differ`: their first differing item (1) differs, though "
                             "both print as `<object object>`."})

@@ -1031,6 +1031,8 @@ def _symptom(message: str, test_file: str = "", trace=(),
     ``swapped``: its check is ``assert <expected> == <actual>``, see :func:`_expected_first`)."""
     if _FIRST_ERROR in message:  # an exception group: what was raised is its first error
         return _symptom(message.rpartition(_FIRST_ERROR)[2], test_file, trace, swapped)
+    if own := _OWN_FAILURE.match(message):  # a TestCase's own failureException: its checks' failures
+        message = "AssertionError" + message[own.end():]
     report = message.strip().splitlines()
     if report and _SYBIL.match(report[0]):  # sybil's report of a document's example, as doctest's: what
         if report[1:2] == ["Exception raised:"] and (raised := _raised(report[2:-1])):  # it raised
@@ -1111,8 +1113,6 @@ def _symptom(message: str, test_file: str = "", trace=(),
         if shown and (raised := _raised(lines) or next(filter(_EXCEPTION_LINE.match, lines[1:]), None)):
             return None, raised.strip()
         return _failed_call(message), None
-    if own := _OWN_FAILURE.match(first):  # a TestCase's own failureException: its checks' failures
-        first = "AssertionError" + first[own.end():]
     failed_check = first.startswith("AssertionError")
     if failed_check:
         first = first[len("AssertionError"):].lstrip(":").strip()
