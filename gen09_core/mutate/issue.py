@@ -1230,19 +1230,29 @@ def _pprinted_unequal(first: str, lines: list[str]) -> tuple[str, list[str]] | N
     return " ".join([first, *(line.strip() for line in lines[1:end + 1])]), [lines[0], *lines[end + 1:]]
 
 
+def _first_differing_item(first: str, lines: list[str]) -> tuple[str, str, str, str] | None:
+    """What unittest's report of two sequences (``first``: ``Lists differ: …``) says on the ``lines``
+    below it of their first differing item: the kind of sequence, the item's index and its two
+    printed sides, or None."""
+    kind = _UNITTEST_SEQUENCES.match(first)
+    at = next((n for n, line in enumerate(lines) if _UNITTEST_ITEM.match(line.strip())), None)
+    if not kind or at is None or len(lines) < at + 3:
+        return None
+    index = _UNITTEST_ITEM.match(lines[at].strip()).group(1)
+    return kind.group(1), index, lines[at + 1].strip(), lines[at + 2].strip()
+
+
 def _alike(first: str, lines: list[str]) -> str | None:
     """The observation of unittest's ``A != B`` (``first``) whose sides print alike, once objects'
     addresses are left out (unidiff 0.7.5: a mutated ``__eq__`` of ``<Line: +Sample line>``), or None;
     of two sequences, their first differing item, shown on the ``lines`` below (dnspython 2.7.0:
     "the check reports `Tuples differ: (1, <dns.immutable.Dict object>) != (1, <dns.immutable.Dict
     object>)`")."""
-    kind = _UNITTEST_SEQUENCES.match(first)
-    at = next((n for n, line in enumerate(lines) if _UNITTEST_ITEM.match(line.strip())), None)
-    if kind and at is not None and len(lines) >= at + 3:
-        if (shown := _printed_alike(lines[at + 1].strip(), lines[at + 2].strip())) is None:
+    if item := _first_differing_item(first, lines):
+        kind, index, one, other = item
+        if (shown := _printed_alike(one, other)) is None:
             return None
-        index = _UNITTEST_ITEM.match(lines[at].strip()).group(1)
-        return (f"the check reports `{kind.group(1)}`: their first differing item ({index}) differs, though "
+        return (f"the check reports `{kind}`: their first differing item ({index}) differs, though "
                 f"both print as `{cut_at_token(shown, 300)}`.")
     sides = _unequal(first)
     if not sides or (shown := _printed_alike(*sides)) is None:
@@ -1284,13 +1294,11 @@ def _unittest_cut(first: str, lines: list[str]) -> str | None:
     expected one), or None."""
     if not _UNITTEST_CUT.search(first):
         return None
+    if item := _first_differing_item(first, lines):
+        kind, index, one, other = item
+        return (f"the check reports `{kind}`: their first differing item ({index}) is "
+                f"`{cut_at_token(one, 300)}` on one side and `{cut_at_token(other, 300)}` on the other.")
     kind = _UNITTEST_SEQUENCES.match(first)
-    at = next((n for n, line in enumerate(lines) if _UNITTEST_ITEM.match(line.strip())), None)
-    if kind and at is not None and len(lines) >= at + 3:
-        index = _UNITTEST_ITEM.match(lines[at].strip()).group(1)
-        one, other = (cut_at_token(line.strip(), 300) for line in lines[at + 1:at + 3])
-        return (f"the check reports `{kind.group(1)}`: their first differing item ({index}) is `{one}` "
-                f"on one side and `{other}` on the other.")
     extra = _UNITTEST_EXTRA.search("\n".join(line.strip() for line in lines))
     if kind and extra:
         which, sequence, count, index, item = extra.groups()
