@@ -27,6 +27,9 @@ def test_issue_is_symptom_based(tmp_path):
                                ["tests/test_calc.py::test_add_small"], diff, repo)
 
 
+_VARYING_SAID = "the check fails, and the values it reports differ from run to run."
+
+
 def test_values_that_differ_between_two_runs_of_the_mutant_are_not_shown(tmp_path):
     # pylru 1.3.3 checks its cache against random operations: each run fails on other values
     (tmp_path / "test_fuzz.py").write_text("import random\nfrom cache import lru\n\n\ndef test_fuzz():\n"
@@ -55,6 +58,14 @@ def test_values_that_differ_between_two_runs_of_the_mutant_are_not_shown(tmp_pat
     for said in ("message", "message_again"):  # unless they name the folder the runs were made in
         varying[tests[0]][said] += f" in {tmp_path.parent}/work/jobs/one"
     assert str(tmp_path.parent) not in write_issue("cache", varying, tests, tests, "", tmp_path)
+    # jsondiff 2.2.1: Hypothesis found another example in each run; the kind of sequences both compared stays
+    sequences = {"message": "AssertionError: Tuples differ: ((None,),) != ({delete: [0]},)\n\nFirst differing "
+                            "element 0:\n(None,)\n{delete: [0]}", "trace": []}
+    varying = {tests[0]: {**sequences, "message_again": sequences["message"].replace("None", "1")}}
+    assert ("Observed: the check reports `Tuples differ`, and the values it reports differ from run to run.\n"
+            in write_issue("cache", varying, tests, tests, "", tmp_path))
+    varying[tests[0]]["message_again"] = varying[tests[0]]["message_again"].replace("Tuples", "Lists")
+    assert f"Observed: {_VARYING_SAID}\n" in write_issue("cache", varying, tests, tests, "", tmp_path)
     failures[tests[0]]["message_again"] = first[tests[0]] + "\n"  # said alike: the values stay
     assert "`[242, 464]`" in write_issue("cache", failures, tests, tests, "", tmp_path)
 
@@ -1803,3 +1814,30 @@ def test_the_failing_clause_of_an_and_reads_as_its_comparison(tmp_path):
         ''', {"test_clause": "a result is `2` where `3` is expected.",
               "test_clause_of_texts": "a result is `'No command xxx'` where `'3'` is expected.",
               "test_two_clauses": "a result is `2` where `3` is expected."})
+
+
+def test_a_hypothesis_tests_check_is_its_statement_not_its_decorator(tmp_path):
+    """jsondiff 2.2.1: Hypothesis runs a test through a wrapper that carries the test file's name and
+    a decorator's line, whose frame came first: the issue quoted ``@settings(max_examples=1000)``."""
+    from gen09_core.testrun.jobs import TestJob, run_job
+    from tests.helpers import warm_project
+
+    tests = textwrap.dedent('''
+        import unittest
+
+        from hypothesis import given, settings, strategies
+
+        from lib import double
+
+
+        class T(unittest.TestCase):
+            @given(strategies.integers(min_value=1))
+            @settings(max_examples=20, database=None)
+            def test_double(self, n):
+                self.assertEqual(double(n), n + n)
+        ''')
+    repo, env = warm_project(tmp_path, "def double(n):\n    return n * 3\n", tests)
+    run = run_job(env, TestJob("real", str(repo), str(tmp_path / "jobs")))
+    assert len(run.failures) == 1, run.detail
+    text = write_issue("lib", run.failures, list(run.failures), [], "", repo)
+    assert "   self.assertEqual(double(n), n + n)\n" in text and "@settings" not in text, text

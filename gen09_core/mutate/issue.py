@@ -279,9 +279,15 @@ def _statements(nodeid: str, failure: dict, repo: Path):
     except (SyntaxError, ValueError):
         tree = None
     frames = [(path, lineno) for path, lineno in failure.get("trace", []) if path == test_file and lineno]
+    # a frame at a decorator's line is a wrapper's that carries the test's name and first line
+    # (Hypothesis's ``@given``: jsondiff 2.2.1's issue quoted ``@settings(max_examples=1000)``)
+    nodes = list(ast.walk(tree)) if tree else []
+    decorators = (one for node in nodes for one in getattr(node, "decorator_list", ()))
+    decorated = {line for one in decorators for line in range(one.lineno, (one.end_lineno or one.lineno) + 1)}
+    frames = [frame for frame in frames if frame[1] not in decorated] or frames
     name = nodeid.split("::")[-1].split("[")[0]
     # the test function's own frames first: an outer one may be a decorator's wrapper (tqdm's tests)
-    spans = [(node.lineno, node.end_lineno) for node in (ast.walk(tree) if tree else ())
+    spans = [(node.lineno, node.end_lineno) for node in nodes
              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name]
     own = [(path, at) for path, at in frames if any(first <= at + 1 and at <= last for first, last in spans)]
     by_the_with = _raised_by_the_check(failure.get("message") or "")
@@ -1377,10 +1383,10 @@ def observations(failures: dict, fail_to_pass: list[str], forbidden, repo: Path)
         key = _observation(nodeid, failure, failure.get("message", ""), repo, forbidden)
         if "message_again" in failure:  # the recheck's run of the same mutant said something else
             again = _observation(nodeid, failure, failure["message_again"], repo, forbidden)
-            words = _words_both_said(failure.get("message", ""), failure["message_again"])
-            if words and _names_the_runs_folder(words, repo.parent):
-                words = None
-            key = _steady(key, again, words and _clean(_printable(words), forbidden))
+            said = _words_both_said(failure.get("message", ""), failure["message_again"])
+            if said and _names_the_runs_folder(said, repo.parent):
+                said = None
+            key = _steady(key, again, said and _clean(_printable(said), forbidden))
         if key in seen or not any(key):
             continue
         seen.add(key)
@@ -1442,24 +1448,28 @@ def _shortened_path_in(folder: str, head: str, count: int, tail: str) -> bool:
 
 
 def _words_both_said(message: str, again: str) -> str | None:
-    """The check's own words, where both runs' unittest reports end with them after their values
-    (odfpy 1.4.1: ``-1 != 1093 : Must use the original generator string``, 1093 another number in
-    the other run), or None."""
+    """What both runs' unittest reports said besides their values, as an observation's start: the
+    check's own words after the values (odfpy 1.4.1: ``-1 != 1093 : Must use the original generator
+    string``, 1093 another number in the other run), else the kind of sequences both compared
+    (jsondiff 2.2.1: Hypothesis found another falsifying example each run, both ``Tuples differ``);
+    or None."""
     firsts = [text.partition("\n")[0] for text in (message, again)]
     ends = {first.rpartition(" : ")[2].strip() for first in firsts}
-    said_alike = all(" : " in first for first in firsts) and len(ends) == 1 and "" not in ends
-    return ends.pop() if said_alike else None
+    if all(" : " in first for first in firsts) and len(ends) == 1 and "" not in ends:
+        return f"the check fails with the message `{cut_at_token(ends.pop(), 300)}`"
+    kinds = {(kind := _UNITTEST_SEQUENCES.match(first.removeprefix("AssertionError: "))) and kind.group(1)
+             for first in firsts}
+    return f"the check reports `{kinds.pop()}`" if len(kinds) == 1 and None not in kinds else None
 
 
-def _steady(first: tuple, again: tuple, words: str | None = None) -> tuple:
+def _steady(first: tuple, again: tuple, said: str | None = None) -> tuple:
     """What two runs of the same failing test (``(repro, observation, exception)`` each) both
     said: a value that differs between them (a test of random input: pylru 1.3.3 checks its cache
-    against random operations) is no observation a reader could reproduce, though the check's own
-    ``words`` both runs said are; an exception's message that differs leaves its type."""
+    against random operations) is no observation a reader could reproduce, though what else both
+    runs ``said`` is; an exception's message that differs leaves its type."""
     repro, observation, exception = first
     if observation != again[1]:
-        observation = (f"the check fails with the message `{cut_at_token(words, 300)}`, and the values it "
-                       "reports differ from run to run." if words else _VARYING)
+        observation = f"{said}, and the values it reports differ from run to run." if said else _VARYING
     if exception != again[2] and exception:
         exception = exception.partition(":")[0]
     return repro, observation, exception
