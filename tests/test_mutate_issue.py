@@ -1841,3 +1841,24 @@ def test_a_hypothesis_tests_check_is_its_statement_not_its_decorator(tmp_path):
     assert len(run.failures) == 1, run.detail
     text = write_issue("lib", run.failures, list(run.failures), [], "", repo)
     assert "   self.assertEqual(double(n), n + n)\n" in text and "@settings" not in text, text
+
+
+def test_values_pytest_cut_short_and_explained_no_further_are_shown_whole(tmp_path, monkeypatch):
+    """jsondiff 2.2.1: pytest cuts the two sides of a comparison to a line's width, and for values of
+    two types shows nothing more off CI ("Use -v to get more diff"): the issue said "a result is
+    `[{1: 2}, {5: 3}]` where `{delete: {1: ...nsert: {5: 3}}` is expected". gen09's plugin keeps
+    the sides whole; a value of its own holding ``...`` is left as it is."""
+    for variable in ("CI", "BUILD_NUMBER"):
+        monkeypatch.delenv(variable, raising=False)
+    tests = textwrap.dedent('''
+        def test_two_types():
+            assert [{1: 2}, {5: 3}] == {"delete": {1: 2, 3: 4}, "insert": {5: 3, 7: 8}}
+
+        def test_dots_of_its_own():
+            assert "wait..." == "go"
+        ''')
+    repo = _observed_in_a_real_run(tmp_path, tests, {
+        "test_two_types": "a result is `[{1: 2}, {5: 3}]` where `{'delete': {1: 2, 3: 4}, 'insert': {5: 3, 7: 8}}` "
+                          "is expected.",
+        "test_dots_of_its_own": "a result is `'wait...'` where `'go'` is expected."})
+    assert repo.is_dir()

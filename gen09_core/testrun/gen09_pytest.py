@@ -347,6 +347,7 @@ def pytest_runtest_makereport(item, call):
     whether the repository marks the test ``flaky`` (it reruns it with a plugin gen09
     never loads)."""
     outcome = yield
+    compared = _state.pop("compared", None)
     excinfo = call.excinfo
     failed = excinfo is not None and excinfo.tb is not None
     marked = call.when == "setup" and item.get_closest_marker("flaky") is not None
@@ -357,6 +358,7 @@ def pytest_runtest_makereport(item, call):
     except BaseException:  # the hook itself failed: pytest reports that
         return
     if failed:
+        report.gen09_compared = compared
         report.gen09_trace = _trace(item, excinfo.tb)
         report.gen09_first_error = _first_error(excinfo.value)
     if marked:
@@ -379,6 +381,32 @@ def _first_error(error):
     except Exception:  # noqa: BLE001 - a mutated __str__ of the code under test
         said = ""
     return f"{type(first).__name__}: {said}" if said else type(first).__name__
+
+
+def pytest_assertrepr_compare(config, op, left, right):
+    """Keep the sides of the comparison an ``assert`` failed on, printed up to 1,000 characters
+    each, for ``_uncut``; pytest's own explanation is left as it is."""
+    try:
+        from _pytest._io.saferepr import saferepr
+    except ImportError:  # a pytest that moved it: the message stays as pytest wrote it
+        return
+    _state["compared"] = (op, saferepr(left, maxsize=1000), saferepr(right, maxsize=1000))
+
+
+def _uncut(message, compared):
+    """``message`` whose first line ``assert LEFT OP RIGHT`` pytest cut to a line's width and explained
+    no further (values of two types: jsondiff 2.2.1's ``assert [{1: 2}, {5: 3}] == {delete: {1:
+    ...nsert: {5: 3}}``, then only "Use -v to get more diff"), with the sides ``compared`` held."""
+    first, _, rest = message.partition("\n")
+    if not compared or "..." not in first or rest.strip() not in ("", "Use -v to get more diff"):
+        return message
+    said = "AssertionError: " * first.startswith("AssertionError: ")
+    whole = said + "assert {1} {0} {2}".format(*compared)
+    head, *middle, tail = first.split("...")  # what pytest kept of the two sides, in order
+    at = len(head) if whole.startswith(head) and whole != first else -1
+    for piece in middle:
+        at = whole.find(piece, at) + len(piece) if at >= 0 and whole.find(piece, at) >= 0 else -1
+    return f"{whole}\n{rest}" if 0 <= at <= len(whole) - len(tail) and whole.endswith(tail) else message
 
 
 def _message(longrepr):
@@ -409,7 +437,8 @@ def pytest_runtest_logreport(report):
     if report.outcome != "passed" or "xfail" in record:
         if report.failed:
             first = getattr(report, "gen09_first_error", "")
-            record["message"] = _capped(_message(report.longrepr) + (first and f"\n{FIRST_ERROR}{first}"))
+            said = _uncut(_message(report.longrepr), getattr(report, "gen09_compared", None))
+            record["message"] = _capped(said + (first and f"\n{FIRST_ERROR}{first}"))
             record["trace"] = getattr(report, "gen09_trace", [])
         if report.nodeid in _state["first"]:
             _state["dirty"] = True
