@@ -1209,9 +1209,19 @@ def test_a_syntax_error_and_a_librarys_own_assert_read_as_what_was_raised(tmp_pa
 
 
 TRUTHS = '''
+    def synced(method):
+        def wrapper(self, *args):
+            return method(self, *args)
+        return wrapper
+
+
     class Box:
         def full(self):
             return True
+
+        @synced
+        def get(self, key):
+            return None
 
 
     def check(n):
@@ -1232,6 +1242,10 @@ TRUTHS = '''
 
     def test_membership():
         assert "a" not in "abc"
+
+
+    def test_decorated_method():
+        assert Box().get("foo") == {"bar": 1}
 
 
     def score(n):
@@ -1257,6 +1271,8 @@ def test_a_failed_truth_check_names_the_value_and_the_call(tmp_path):
         "test_method": re.compile(r"Observed: (`full\(\)` returns|a result is) `True` where a falsy value is "
                                   r"expected\.\n"),  # pytest 9 names ``full()``, older ones the bound method
         "test_membership": "`'abc'` holds `'a'`, though it is expected not to.",
+        # pickledb 1.6: "`wrapper('foo')` returns `None`", the function its decorator made
+        "test_decorated_method": "`get('foo')` returns `None`, but `{'bar': 1}` is expected.",
         # textstat 0.7.13: "`round(61642.48, 3)` returns `61642.48`": not the call that gave the value
         "test_rounded": "`score(2)` returns `61642.48`, but `5.82` is expected.",
         # responses 0.25.3: "… (`str(ConnectionError("Connection refused by Responses …"))` returns `"Connection

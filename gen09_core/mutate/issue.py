@@ -923,9 +923,15 @@ def _truthiness(first: str, lines: list[str]) -> str | None:
 
 def _calls(value: str, lines: list[str]) -> list[str]:
     """The calls pytest's ``+  where VALUE = CALL`` lines below a failed assert (``lines``) name as
-    giving ``value``."""
-    return [_FUNCTION_PRINT.sub(r"\1(", where.group(2)) for ln in lines[1:]
-            if (where := _WHERE.match(ln)) and where.group(1) == value]
+    giving ``value``; a function a decorator made is named by the attribute a nested ``where`` read
+    it from (pickledb 1.6: ``wrapper('foo')``, ``where wrapper = <pickledb.PickleDB object>.get``,
+    is ``get('foo')``, as pytest names a plain method)."""
+    wheres = [where.groups() for ln in lines[1:] if (where := _WHERE.match(ln))]
+    read_as = {name: attribute.group(1) for name, got in wheres
+               if name.isidentifier() and (attribute := re.search(r"\.(\w+)$", got))}
+    calls = [_FUNCTION_PRINT.sub(r"\1(", call) for said, call in wheres if said == value]
+    return [read_as[name] + call[len(name):] if (name := call.partition("(")[0]) in read_as else call
+            for call in calls]
 
 
 def _named(calls: list[str], value: str) -> list[str]:
