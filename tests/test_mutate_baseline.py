@@ -1,6 +1,9 @@
 """mutate.baseline: stable, flaky and failing tests from two pristine runs."""
 
+import functools
 import shutil
+
+import pytest
 
 from gen09_core.mutate.baseline import derive_baseline
 from gen09_core.testrun.jobs import TestRun
@@ -205,3 +208,45 @@ def test_a_pristine_run_a_signal_ended_names_the_test_and_how_to_leave_it_out(tm
     assert done.returncode != 0
     assert "(killed by SIGSEGV, while tests/check_segv.py::test_draw ran)" in done.stderr, done.stderr
     assert 'leave out the tests of that name: profiles.repo.pytest_args = ["-k", "not test_draw"]' in done.stderr
+
+
+CHAIN = '''
+import pytest
+
+ran = []
+
+
+def test_a_skipped_start():
+    ran.append(0)
+    pytest.skip("left out: never stable")
+
+
+def test_other():
+    pass
+
+
+''' + "".join(f"def test_link_{n}():  # needs the one before to have run, passed or not\n"
+              f"    last = ran[-1] if ran else None\n    ran.append({n})\n    assert last == {n - 1}\n\n\n"
+              for n in range(1, 7))
+
+
+def test_the_stable_tests_run_on_their_own_until_none_drops_out(tmp_path, monkeypatch):
+    """plum-dispatch 2.10.1: sybil runs a Markdown file's examples in one namespace, each needing the
+    one before; leaving out a skipped one failed the next, and leaving that out the next (eight runs
+    of the stable tests on their own). After three runs, 405 tests that failed together were
+    stable, and all 30 tasks' oracles failed. A real pytest run of a chain of six; with fewer runs
+    allowed than it needs, the baseline says so instead of passing on what it did not see pass."""
+    import gen09_core.mutate.baseline as baseline_module
+    from gen09_core.mutate.executor import LocalExecutor
+    from gen09_core.testrun.jobs import run_job
+    from tests.helpers import warm_project
+
+    repo, env = warm_project(tmp_path, "", CHAIN)
+    baseline, runs = baseline_module.run_baseline(LocalExecutor(1), functools.partial(run_job, env), str(repo),
+                                                  str(tmp_path / "jobs"), 120, 2048)
+    assert [test.split("::")[-1] for test in baseline.stable] == ["test_other"]
+    assert len(baseline.order_dependent) == 6 and len(runs) == 2 + 7  # the 7th run of them loses none
+    monkeypatch.setattr(baseline_module, "SELECTED_ROUNDS", 3)
+    with pytest.raises(baseline_module.SourceIneligible, match="do not settle.*test_link_3 first"):
+        baseline_module.run_baseline(LocalExecutor(1), functools.partial(run_job, env), str(repo),
+                                     str(tmp_path / "jobs-3"), 120, 2048)

@@ -5,8 +5,11 @@ parametrization of the same test; only tests that passed both times are eligible
 ("stable"). When some tests are not stable, the stable ones run once more on their own —
 the way a task's verifier and the confirmation run them — and any that does not pass there
 is excluded too (``order_dependent``, counted as flaky): it passed only because a test that
-is left out ran before it. The second run records per-test coverage, from which validation
-picks the tests a mutant can affect. The baseline also fixes each mutant run's timeout:
+is left out ran before it. That repeats until a run of them loses none: leaving a test out can
+fail the next one (plum-dispatch 2.10.1's Markdown examples, run by sybil, each need the one
+before: eight runs; three had left 405 tests that failed every verifier). The second run
+records per-test coverage, from which validation picks the tests a mutant can affect. The
+baseline also fixes each mutant run's timeout:
 ``limits.timeout_sec``, or a floor plus a multiple of the pristine run made without coverage
 — and then also its stall limit: once the run's tests began, no test phase may use more CPU
 time than a floor plus that multiple of that run's longest phase, nor three times that in wall
@@ -37,7 +40,7 @@ STALL_FLOOR = 1.0  # seconds: once its tests began, a mutant's run is ended when
 # (process.limits): a hung mutant costs that, not the whole timeout
 FLAKY_RULE = ("tests whose outcome differs between two pristine runs, or that do not pass when only the "
               "stable tests run, are excluded as flaky")
-SELECTED_ROUNDS = 3  # runs of the stable tests on their own, until none drops out
+SELECTED_ROUNDS = 20  # runs of the stable tests on their own, until none drops out
 
 
 class SourceIneligible(Gen09Error):
@@ -127,6 +130,11 @@ def run_baseline(executor, run_fn, pristine: str, scratch: str, timeout_sec: flo
         lost = tuple(t for t in baseline.stable if results[-1].outcomes.get(t) != PASSING)
         if results[-1].status != "ok" or not lost:
             break
+        if index == SELECTED_ROUNDS:  # what is left was never seen passing on its own
+            raise SourceIneligible(
+                f"the stable tests do not settle: in the last of {SELECTED_ROUNDS} runs of them on their "
+                f"own, {len(lost)} more did not pass ({lost[0]} first), each having passed only after a test "
+                "left out before it; a task's verifier would fail them")
         baseline = drop_order_dependent(baseline, lost, results[-1].seconds)
     return baseline, results
 
