@@ -1851,12 +1851,21 @@ def test_a_hypothesis_tests_check_is_its_statement_not_its_decorator(tmp_path):
             @settings(max_examples=20, database=None)
             def test_double(self, n):
                 self.assertEqual(double(n), n + n)
+
+            @given(strategies.integers())
+            @settings(max_examples=200, database=None)
+            def test_two_errors(self, n):  # two distinct failures: Hypothesis raises an exception group
+                if n < 0:
+                    {}[double(n)]
+                self.assertEqual(double(n), n + n)
         ''')
     repo, env = warm_project(tmp_path, "def double(n):\n    return n * 3\n", tests)
     run = run_job(env, TestJob("real", str(repo), str(tmp_path / "jobs")))
-    assert len(run.failures) == 1, run.detail
-    text = write_issue("lib", run.failures, list(run.failures), [], "", repo)
-    assert "   self.assertEqual(double(n), n + n)\n" in text and "@settings" not in text, text
+    assert len(run.failures) == 2, run.detail
+    for test_id, failure in run.failures.items():
+        text = write_issue("lib", {test_id: failure}, [test_id], [], "", repo)
+        assert re.search(r"   (self\.assertEqual\(double\(n\), n \+ n\)|\{\}\[double\(n\)\])\n", text), text
+        assert "@settings" not in text, text
 
 
 def test_values_pytest_cut_short_and_explained_no_further_are_shown_whole(tmp_path, monkeypatch):

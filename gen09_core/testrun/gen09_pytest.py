@@ -359,7 +359,9 @@ def pytest_runtest_makereport(item, call):
         return
     if failed:
         report.gen09_compared = compared
-        report.gen09_trace = _trace(item, excinfo.tb)
+        # a group's own frames end where it was raised (Hypothesis's wrapper of the test); its first
+        # error's reach the check that failed (jsondiff 2.2.1's issues quoted ``@settings(...)``)
+        report.gen09_trace = _trace(item, getattr(_leaf(excinfo.value), "__traceback__", None) or excinfo.tb)
         report.gen09_first_error = _first_error(excinfo.value)
     if marked:
         report.gen09_marked_flaky = True
@@ -368,12 +370,17 @@ def pytest_runtest_makereport(item, call):
 FIRST_ERROR = "its first error: "  # the line after an exception group's message that names its first error
 
 
+def _leaf(error):
+    """The first error an exception group holds (its first leaf), or ``error`` itself."""
+    while type(error).__name__.endswith("ExceptionGroup") and getattr(error, "exceptions", None):
+        error = error.exceptions[0]
+    return error
+
+
 def _first_error(error):
     """``Type: message`` of the first error an exception group holds (its first leaf: Hypothesis
     raises one of the distinct failures it found, textdistance 4.6.3), or "" for another exception."""
-    first = error
-    while type(first).__name__.endswith("ExceptionGroup") and getattr(first, "exceptions", None):
-        first = first.exceptions[0]
+    first = _leaf(error)
     if first is error:
         return ""
     try:
