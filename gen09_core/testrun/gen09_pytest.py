@@ -361,7 +361,8 @@ def pytest_runtest_makereport(item, call):
         report.gen09_compared = compared
         # a group's own frames end where it was raised (Hypothesis's wrapper of the test); its first
         # error's reach the check that failed (jsondiff 2.2.1's issues quoted ``@settings(...)``)
-        report.gen09_trace = _trace(item, getattr(_leaf(excinfo.value), "__traceback__", None) or excinfo.tb)
+        leaf = _leaf(excinfo.value)
+        report.gen09_trace = _trace(item, leaf is not excinfo.value and leaf.__traceback__ or excinfo.tb)
         report.gen09_first_error = _first_error(excinfo.value)
     if marked:
         report.gen09_marked_flaky = True
@@ -412,7 +413,8 @@ def _uncut(message, compared):
     head, *middle, tail = first.split("...")  # what pytest kept of the two sides, in order
     at = len(head) if whole.startswith(head) and whole != first else -1
     for piece in middle:
-        at = whole.find(piece, at) + len(piece) if at >= 0 and whole.find(piece, at) >= 0 else -1
+        found = whole.find(piece, at) if at >= 0 else -1
+        at = found + len(piece) if found >= 0 else -1
     return f"{whole}\n{rest}" if 0 <= at <= len(whole) - len(tail) and whole.endswith(tail) else message
 
 
