@@ -241,9 +241,11 @@ def _signals_raise():
 
 @contextlib.contextmanager
 def _signals_held():
-    """Hold SIGTERM, SIGINT and SIGHUP until the block is done (then they are delivered)."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    """Hold SIGTERM, SIGINT and SIGHUP until the block is done (then they are delivered).
+    The blocking call runs the handler of a signal that came just before it, so it sits
+    inside the ``try``: that handler's ``Interrupted`` still unblocks them."""
     try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)

@@ -268,3 +268,20 @@ def test_mutate_summary_says_when_no_mutant_made_a_test_fail(tmp_path, capsys):
     assert "Not one of the 12 validated mutants made a test fail" in said and "build step" in said
     _print_summary({**summary, "totals": {**row, "no_fail_to_pass": 11, "exported": 1}}, tmp_path)
     assert "Not one of" not in capsys.readouterr().out
+
+
+def test_an_interrupt_reported_with_its_signal_blocked_still_ends_the_process_by_that_signal():
+    script = (
+        "import signal, click\n"
+        "from gen09_core.cli.group import Gen09Group\n"
+        "from gen09_core.errors import Interrupted\n"
+        "@click.group(cls=Gen09Group)\n"
+        "def main(): pass\n"
+        "@main.command()\n"
+        "def go():\n"
+        "    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])\n"
+        "    raise Interrupted(signal.SIGTERM, 'the write was rolled back: 2 files')\n"
+        "main(['go'])\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == -15, result.stderr
+    assert result.stderr == "gen09: interrupted by SIGTERM: the write was rolled back: 2 files\n"

@@ -4,6 +4,7 @@ real process death at every file-system step of a write and of its rollback."""
 import errno
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -11,7 +12,7 @@ import pytest
 
 from gen09_core import journal, write
 from gen09_core.candidates import parse
-from gen09_core.errors import EnvironmentFailure
+from gen09_core.errors import EnvironmentFailure, Interrupted
 from gen09_core.pipeline import run_batch
 from gen09_core.write import Conflict, write_files
 from tests.writes import batch, expected_new, leftovers, make_repo, reset, targets_state
@@ -258,3 +259,28 @@ def test_a_process_death_at_every_step_of_a_rollback_is_finished_by_the_next_com
         if status == 0:
             break
     assert step > 10
+
+
+def test_a_signal_whose_handler_runs_inside_the_blocking_call_leaves_signals_unblocked(
+        setup, monkeypatch):
+    # CPython runs pending signal handlers inside pthread_sigmask, after the mask changed:
+    # a SIGTERM that came just before the commit's hold raises Interrupted from that call.
+    root, original, new, files = setup
+    real = signal.pthread_sigmask
+
+    def block_then_handle(how, mask):
+        previous = real(how, mask)
+        if how == signal.SIG_BLOCK and signal.SIGTERM in mask:
+            monkeypatch.setattr(signal, "pthread_sigmask", real)
+            raise Interrupted(signal.SIGTERM)
+        return previous
+
+    monkeypatch.setattr(signal, "pthread_sigmask", block_then_handle)
+    try:
+        with pytest.raises(Interrupted) as caught:
+            write_files(root, files)
+        assert caught.value.detail.startswith("the write was rolled back")
+        assert not set(write.SIGNALS) & real(signal.SIG_BLOCK, [])
+    finally:
+        real(signal.SIG_UNBLOCK, write.SIGNALS)
+    assert targets_state(root, original, new) == "old" and leftovers(root) == []

@@ -45,6 +45,7 @@ class Gen09Group(click.Group):
             detail = getattr(exc, "detail", None)
             _say(f"gen09: interrupted by {signal.Signals(signum).name}" + (f": {detail}" if detail else ""))
             signal.signal(signum, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signum])  # blocked, it would not kill
             os.kill(os.getpid(), signum)
             raise
 
