@@ -330,3 +330,25 @@ def test_a_coverage_pinned_older_than_gen09s_plugin_needs_is_replaced_and_said(t
     assert int(versions["coverage"].split(".")[0]) >= 5 and versions["iniconfig"] == "2.0.0"  # other pins kept
     assert notes == ("the repository pins coverage==4.4.2, older than gen09's per-test coverage needs (5.0): "
                      "installed a newer coverage",)
+
+
+def test_a_coverage_an_extra_holds_older_than_gen09s_plugin_needs_is_replaced_and_said(tmp_path):
+    # py-ubjson 0.16.1's [dev] extra asks for coverage>=4.5.3,<4.6: every pristine run failed inside
+    # gen09's plugin ('Coverage' object has no attribute 'switch_context'), "116 flaky"
+    from gen09_core.testrun.detect import detect
+    from gen09_core.testrun.venv import build_from_recipe
+
+    repo = tmp_path / "held"
+    (repo / "held").mkdir(parents=True)
+    (repo / "held" / "__init__.py").write_text("X = 1\n")
+    (repo / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "held"\nversion = "1.0"\n\n'
+        '[project.optional-dependencies]\ntest = ["coverage>=4.5.3,<4.6"]\n')
+    recipe = detect(repo)
+    assert recipe.extras == ("test",)
+    lock, notes = build_from_recipe(recipe, tmp_path / "venv", repo)
+    versions = dict(p.split("==") for p in lock.packages if "==" in p)
+    assert int(versions["coverage"].split(".")[0]) >= 5, lock.packages
+    assert notes == ("the install left coverage 4.5.4, older than gen09's per-test coverage needs (5.0): "
+                     "installed a newer coverage over it",)

@@ -1362,6 +1362,11 @@ IDENTITIES = '''
         assert "http" in schemes()
 
 
+    def test_held_by_a_long_print():
+        field = {"type": "string", "description": "Pet name", "deprecated": False}
+        assert "Pet1" in {f"Pet{n}": {"type": "object", "properties": {"name": field}} for n in "0234"}
+
+
     class Algebra:
         one = 1
 
@@ -1409,6 +1414,12 @@ def test_an_identity_or_count_check_names_what_differs(tmp_path):
         # rfc3986 2.0.0: "a documented property of the result does not hold" for
         # ``assert "http" in validator.allowed_schemes``
         "test_held": "`set()` does not hold `'http'`, though it is expected to (`schemes()` returns `set()`).",
+        # apispec 6.8.1: the whole dict of 700 characters pytest's line had cut short
+        "test_held_by_a_long_print": (
+            "`{'Pet0': {'type': 'object', 'properties': {'name': {'type': 'string', 'description': 'Pet name', "
+            "'deprecated': False}}}, 'Pet2': {'type': 'object', 'properties': {'name': {'type': 'string', "
+            "'description': 'Pet name', 'deprecated': False}}}, 'Pet3': {'type': 'object', 'properties': "
+            "{'name': {'type': ...` does not hold `'Pet1'`, though it is expected to."),
         # boolean.py 4.0: "`<boolean.boolean.BooleanAlgebra object>.TRUE` returns `TRUE`"
         "test_an_object_attribute": "a result is `1` where `2` is expected.",
         # bracex 2.5: 15 of 30 issues said "the check reports `Comparison between objects yielded False.`"

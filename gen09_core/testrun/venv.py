@@ -205,6 +205,22 @@ def _too_old_coverage(requirements) -> list[str]:
     return out
 
 
+def _newer_coverage(python: str, project_dir: Path, env: dict) -> list[str]:
+    """Replace a coverage.py older than gen09's plugin needs that the install left (what the
+    project or its extras ask for: py-ubjson 0.16.1's ``[dev]`` extra holds it to
+    ``>=4.5.3,<4.6``, and every pristine run failed inside gen09's plugin); the note says so."""
+    from packaging.version import InvalidVersion, Version
+
+    done = run_in_session([python, "-c", "import importlib.metadata as m; print(m.version('coverage'))"],
+                          cwd=project_dir, env=env)
+    with contextlib.suppress(InvalidVersion):
+        if done.returncode == 0 and Version(done.stdout.strip()) >= Version(COVERAGE_SINCE):
+            return []
+    _pip(python, [f"coverage>={COVERAGE_SINCE}"], project_dir, env, "install a newer coverage")
+    return [f"the install left coverage {done.stdout.strip() or '(none)'}, older than gen09's per-test "
+            f"coverage needs ({COVERAGE_SINCE}): installed a newer coverage over it"]
+
+
 def _install_recipe(python: str, recipe: PythonRecipe, reqs: Path, project_dir: Path, env: dict) -> list[str]:
     """Install the project (with its extras) and the recipe's requirements (written to
     ``reqs``) in one pip run. A requirement no index holds a version of (isort 5.13.2's Poetry
@@ -304,6 +320,7 @@ def build_from_recipe(recipe: PythonRecipe, venv: Path, project_dir: Path, insta
                 raise EnvironmentFailure(f"install command failed (exit {done.returncode}): {command}: "
                                          f"{tail(done.stderr or done.stdout, 8, 1500)}")
         _pip(python, list(RUNNER_PACKAGES), project_dir, env, "install pytest and coverage")
+    notes += _newer_coverage(python, project_dir, env)
     if not had_build:
         shutil.rmtree(project_dir / "build", ignore_errors=True)
     problem, why = pytest_problem(python, env), ""
