@@ -1076,6 +1076,9 @@ SEQUENCES = '''
         def test_spacing_only(self):
             self.assertEqual("Line 1\\n * Item A\\n" + "x" * 80, "Line 1\\n  * Item A\\n" + "x" * 80)
 
+        def test_a_message_on_lines_of_its_own(self):
+            self.assertEqual(False, b"", "\\nInput:\\nb''\\nOutput (1):\\nb'F'")
+
 
     class Own(unittest.TestCase):
         class failureException(Exception):
@@ -1094,6 +1097,9 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
     unittest cut the values short, and the issue showed the cut, not the difference. A short one stays."""
     _observed_in_a_real_run(tmp_path, SEQUENCES, {  # odfpy 1.4.1: the last two
         "test_not_equal": "a result is `-1`, a value it is expected not to be.",
+        # py-ubjson 0.16.1: "the check reports `False != b'' :`"
+        "test_a_message_on_lines_of_its_own": "the check reports `False != b''` (the check's message: `Input: "
+                                              "b'' Output (1): b'F'`).",
         "test_spacing_only": "the check reports two values that differ, first in `' * Item A'` on one side and "
                              "`'  * Item A'` on the other.",
         "test_long_items": "the check reports `Lists differ`: their first differing item (0) is "

@@ -1165,6 +1165,9 @@ def _symptom(message: str, test_file: str = "", trace=(),
         return truth, None
     if first.startswith("assert") or (failed_check and not first):
         return _PROPERTY, None
+    if failed_check and first.endswith(" :") and len(lines) > 1:  # unittest's ``A != B : `` before a
+        words = " ".join(ln.strip() for ln in lines[1:])  # message of lines (py-ubjson 0.16.1's "Input:")
+        return f"{_check(first[:-2])[:-1]} (the check's message: `{cut_at_token(words, 300)}`).", None
     if failed_check:  # unittest's assertEqual & co.: a failed check, not an exception
         return (_unittest_sets([first, *lines[1:]]) or _unittest_cut(first, lines) or _counted(lines)
                 or _alike(first, lines) or _not_unequal(first) or _labelled(first, lines)
