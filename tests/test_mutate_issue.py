@@ -1468,6 +1468,11 @@ LOOK_ALIKES = '''
 
     def test_trailing_space():
         assert "select\\nend \\n" + "x" * 80 == "select\\nend\\n" + "x" * 80
+
+
+    def test_a_line_cut_by_the_shared_start():
+        head = "digraph G {\\nnode [shape=box, color=red];\\n"
+        assert head + "edge [style=dashed];\\na -> b;\\n}\\n" == head + "edge [style=solid];\\na -> b;\\n}\\n"
 '''
 
 
@@ -1488,7 +1493,10 @@ def test_values_that_print_alike_say_so_or_show_their_spacing(tmp_path):
         "test_a_chain": "a result is `2` where `3` is expected.",
         # asteval 1.0.5: "part of a result is `0000000006, 60.800000000000004]` where `0000000006]` is expected"
         # (pytest skipped the text's identical start)
-        "test_a_long_shared_start": "a result is `…0000000006, 60.8]` where `…0000000006]` is expected."})
+        "test_a_long_shared_start": "a result is `…0000000006, 60.8]` where `…0000000006]` is expected.",
+        # pydot 4.0.1: "part of a result is `ge [style=dashed];` …", a line pytest's skip had cut
+        "test_a_line_cut_by_the_shared_start": "part of a result is `…ge [style=dashed];` where "
+                                               "`…ge [style=solid];` is expected."})
 
 
 GROUPS = '''

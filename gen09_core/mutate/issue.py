@@ -687,18 +687,35 @@ def _pytest_explained(lines: list[str], texts: bool = False, swapped: bool = Fal
     diff = [ln[2:] for ln in lines[1:] if not ln.lstrip().startswith("?")]  # ndiff's ``?`` guides left out
     skipped = {match.group(1) for ln in diff if (match := _PYTEST_SKIPPED.match(ln))}
     diff = [ln for ln in diff if not _PYTEST_SKIPPED.match(ln)]
-    if skipped and len(diff) == 2 and {ln[:2] for ln in diff} == {"+ ", "- "}:  # one line: mark its cut ends
-        start, end = ("…" if side in skipped else "" for side in ("leading", "trailing"))
-        diff = [f"{ln[:2]}{start}{ln[2:]}{end}" for ln in diff]
+    if skipped:
+        diff = _cut_ends_marked(diff, skipped)
     elif texts and len(diff) == 2 and {ln[:2] for ln in diff} == {"+ ", "- "}:  # cron-descriptor 2.2.1
         return _result(*(repr(next(ln[2:] for ln in diff if ln.startswith(sign))) for sign in oriented("+-")))
     shown = [ln for ln in diff if ln[:2] in ("+ ", "- ")]
     if truncated is not None and len(diff) == len(shown) == 1:  # radon 6.0.1: the other side was cut off
-        text = f"`{cut_at_token('…' * ('leading' in skipped) + shown[0][2:] + '…', 300)}`"
+        text = f"`{cut_at_token(shown[0][2:].removesuffix('…') + '…', 300)}`"
         if shown[0][0] == oriented("+-")[0]:
             return f"a result reads {text} where something else is expected."
         return f"a result differs from what is expected, which reads {text} there."
     return _diff_observation(diff, *oriented("+-"))
+
+
+def _cut_ends_marked(diff: list[str], skipped: set[str]) -> list[str]:
+    """pytest's text ``diff`` with "…" where it skipped identical ``leading`` or ``trailing``
+    characters (``skipped``): at the start of each side's first line before any line both share,
+    and at the end of each side's last line after them (pydot 4.0.1: "first in `ge [style=…`",
+    a line's fragment)."""
+    marked = list(diff)
+    for where in skipped:
+        seen = set()
+        for at in range(len(marked)) if where == "leading" else range(len(marked) - 1, -1, -1):
+            sign = marked[at][:2]
+            if sign not in ("- ", "+ "):
+                break
+            if sign not in seen:
+                seen.add(sign)
+                marked[at] = f"{sign}…{marked[at][2:]}" if where == "leading" else f"{marked[at]}…"
+    return marked
 
 
 def _diffed(message: str) -> str | None:
