@@ -421,8 +421,16 @@ def test_a_traceback_inside_a_message_gives_its_exception(tmp_path):
     printed = ("CalledProcessError: Command '['tool']' returned non-zero exit status 1.\n"
                "Traceback (most recent call last):\n  File \"/w/tool.py\", line 3, in <module>\n"
                "    main()\nKeyError: 'width'\n")
+    # webargs 8.6.0: webtest's AppError holds bottle's error page, its traceback HTML-escaped; the
+    # issue said "raises `AttributeError: &#039;BottleParser&#039; object has no attribute …`"
+    page = ("webtest.app.AppError: Bad response: 500 Internal Server Error (not 200 OK or 3xx redirect for "
+            "http://localhost/echo_file)\n\n    <html>\n        <body>\n              <pre>Traceback (most "
+            "recent call last):\n  File &quot;/w/src/webargs/core.py&quot;, line 224, in load\n    return "
+            "self._makeproxy(req.files, schema)\nAttributeError: &#039;BottleParser&#039; object has no attribute "
+            "&#039;_makeproxy&#039;\n</pre>\n        </body>\n    </html>")
     for message, said in ((escaped, "TypeError: unsupported operand type(s) for //: 'str' and 'int'"),
-                          (printed, "KeyError: 'width'")):
+                          (printed, "KeyError: 'width'"),
+                          (page, "AttributeError: 'BottleParser' object has no attribute '_makeproxy'")):
         failures = {"test/test_cli.py::test_script": {"message": message, "trace": []}}
         text = write_issue("tabulate", failures, list(failures), [], "", tmp_path)
         assert f"raises `{said}`." in text, text

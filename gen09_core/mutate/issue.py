@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import html
 import io
 import itertools
 import os
@@ -882,6 +883,8 @@ def _inner_exception(message: str) -> str | None:
         text = re.sub(r"\\([\\'\"nt])", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), text)
     # as indented as its header's line (ijson 3.6.0: pytest indents a check's message of many lines)
     head = message[message.rfind("\n", 0, found[-1].start()) + 1:]
+    if re.match(r"\s*<\w+>Traceback", head):  # in an HTML page (bottle's error page in webargs 8.6.0's
+        text = html.unescape(text)  # checks): its entities undone, as the page shows them
     indent = " " * (len(head) - len(head.lstrip(" ")))
     lines = [ln for ln in text.splitlines() if _EXCEPTION_LINE.match(ln.removeprefix(indent))]
     return lines[-1].strip() if lines else None
