@@ -1084,6 +1084,11 @@ SEQUENCES = '''
         def test_spacing_only(self):
             self.assertEqual("Line 1\\n * Item A\\n" + "x" * 80, "Line 1\\n  * Item A\\n" + "x" * 80)
 
+        def test_cut_where_they_part(self):
+            keys = {f"schema.field{n}": "x" * 30 for n in range(6)}
+            self.assertEqual({**keys, "schema.seq": "not iterable" + "y" * 300},
+                             {**keys, "schema.seq.0.0": "not a number" + "z" * 300})
+
         def test_a_message_on_lines_of_its_own(self):
             self.assertEqual(False, b"", "\\nInput:\\nb''\\nOutput (1):\\nb'F'")
 
@@ -1105,6 +1110,10 @@ def test_a_sequence_unittest_cut_short_shows_its_first_differing_item(tmp_path):
     unittest cut the values short, and the issue showed the cut, not the difference. A short one stays."""
     _observed_in_a_real_run(tmp_path, SEQUENCES, {  # odfpy 1.4.1: the last two
         "test_not_equal": "a result is `-1`, a value it is expected not to be.",
+        # colander 2.0: "first in `…chars]a.seq': '"[(\'q\', …`", from inside unittest's ``[127 chars]``
+        "test_cut_where_they_part": "the check reports two values that differ, first in `…a.seq': 'not "
+                                    "iterableyyyyyyyyyyyyyyyyyyyyyyyyy[272 chars]yyy'}` on one side and `…a.seq.0.0': "
+                                    "'not a numberzzzzzzzzzzzzzzzzzzzzz[276 chars]zzz'}` on the other.",
         # py-ubjson 0.16.1: "the check reports `False != b'' :`"
         "test_a_message_on_lines_of_its_own": "the check reports `False != b''` (the check's message: `Input: "
                                               "b'' Output (1): b'F'`).",

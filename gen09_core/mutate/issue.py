@@ -1363,7 +1363,10 @@ def _cut_sides(first: str) -> str | None:
     if len(sides) != 2:
         return None
     at = len(os.path.commonprefix(sides))
-    start = sides[0].rfind(" ", max(0, at - 20), at) + 1 or max(0, at - 8)  # from the word they part in
+    start = sides[0].rfind(" ", max(0, at - 20), at) + 1 or max(0, at - 8)  # from the word they part in,
+    # not from inside a ``[127 chars]`` of unittest's (colander 2.0: "first in `…chars]a.seq': …`")
+    start = next((cut.end() for cut in _UNITTEST_CUT.finditer(sides[0])
+                  if cut.start() < start < cut.end()), start)
     one, other = (f"`{'…' * bool(start)}{cut_at_token(side[start:], 80)}`" for side in sides)
     return f"the check reports two values that differ, first in {one} on one side and {other} on the other."
 
