@@ -243,9 +243,10 @@ def _signals_raise():
 def _signals_held():
     """Hold SIGTERM, SIGINT and SIGHUP until the block is done (then they are delivered).
     The blocking call runs the handler of a signal that came just before it, so it sits
-    inside the ``try``: that handler's ``Interrupted`` still unblocks them."""
+    inside the ``try``: that handler's ``Interrupted`` still puts the mask back."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, [])  # the mask as it is (a handler run here blocks none)
     try:
         signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
