@@ -1013,8 +1013,9 @@ def _ordering(first: str, lines: list[str]) -> str | None:
         call = next((call for call, value in called if value == left), None)
         return f"`{call}` returns `{left}`, a value it is expected not to be." if call else \
             f"a result is `{left}`, a value it is expected not to be."
-    left, right = (cut_at_token(side, 300) for side in (left, right))  # the whole print of a side
-    said = {" in ": f"`{right}` does not hold `{left}`, though it is expected to",  # gen09_pytest kept
+    # a side may be the whole print gen09_pytest kept (up to 1,000 characters): cut like other values
+    left, right = (cut_at_token(side, 300) for side in (left, right))
+    said = {" in ": f"`{right}` does not hold `{left}`, though it is expected to",
             " not in ": f"`{right}` holds `{left}`, though it is expected not to"}.get(
         sign, f"`{left}{sign}{right}` does not hold, though it is expected to")
     return f"{said} (`{called[0][0]}` returns `{called[0][1]}`)." if called else f"{said}."
